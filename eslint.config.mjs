@@ -1,0 +1,30 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// Import direction (STYLE.md): arrows point toward core/ only. test/unit/layering.test.ts re-derives the same rules.
+const layer = (files, patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'Layering: see STYLE.md import table.' })) }] },
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'runs/**', '.cache/**', 'sandboxes/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  layer(['src/core/**'], ['**/config/**', '**/sandbox/**', '**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**']),
+  layer(['src/config/**'], ['**/sandbox/**', '**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**']),
+  layer(['src/sandbox/*.ts', 'src/sandbox/pool/**', 'src/sandbox/agent-client/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**', './docker/**', './process/**', './isolate/**', '../docker/**', '../process/**', '../isolate/**']),
+  layer(['src/sandbox/docker/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**', '**/pool/**', '**/process/**', '**/isolate/**']),
+  layer(['src/sandbox/process/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**', '**/pool/**', '**/docker/**', '**/isolate/**']),
+  layer(['src/sandbox/isolate/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**', '**/pool/**', '**/docker/**', '**/process/**']),
+  layer(['src/tools/**'], ['**/sandbox/pool/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**', '**/sandbox/registry*', '**/mcp/**', '**/http/**', '**/runner/**', '**/cli/**']),
+  layer(['src/mcp/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
+  layer(['src/http/**'], ['**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
+  layer(['src/runner/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**']),
+);

@@ -1,0 +1,66 @@
+/**
+ * Errors with stable codes. Every error corral throws on purpose is a CorralError whose `code` is one of
+ * ERROR_CODES; `CorralError.isInstance` works across copies of this module through a Symbol.for marker.
+ * `audience` says who should see it: 'model' errors become tool results with isError, 'caller' errors are
+ * protocol/config misuse, 'infrastructure' errors mark a rollout errored (never scored 0).
+ */
+const MARKER = Symbol.for('corral.error');
+
+export type ErrorAudience = 'model' | 'caller' | 'infrastructure';
+
+export const ERROR_CODES = {
+  SBX_ERR_TIMEOUT: { audience: 'model', transient: false, doc: 'A sandbox call exceeded its timeout; the process tree was killed.' },
+  SBX_ERR_OUTPUT_LIMIT: { audience: 'model', transient: false, doc: 'A result exceeded a size cap (e.g. a file larger than the read limit).' },
+  SBX_ERR_KILLED: { audience: 'infrastructure', transient: true, doc: 'The sandbox was killed (out of memory, pids limit, or externally) during a call.' },
+  SBX_ERR_NOT_FOUND: { audience: 'model', transient: false, doc: 'A path or object does not exist (methods that can return null do so instead).' },
+  SBX_ERR_PERMISSION: { audience: 'model', transient: false, doc: 'The operation is not allowed: outside the workspace, a symlink escape, or denied by the OS.' },
+  SBX_ERR_INVALID_ARGUMENT: { audience: 'model', transient: false, doc: 'A sandbox call was given an argument it cannot act on (e.g. an edit whose old text is absent).' },
+  SBX_ERR_UNAVAILABLE: { audience: 'infrastructure', transient: true, doc: 'A backend cannot be reached or started here (no Docker daemon, no bwrap, missing image).' },
+  SBX_ERR_UNSUPPORTED: { audience: 'caller', transient: false, doc: 'The backend does not offer this capability (e.g. shell on the isolate backend).' },
+  SBX_ERR_PROTOCOL: { audience: 'infrastructure', transient: false, doc: 'The in-sandbox agent sent something that breaks the wire protocol.' },
+  SBX_ERR_CLOSED: { audience: 'infrastructure', transient: true, doc: 'The sandbox is gone (destroyed, expired or its stream closed) and cannot serve calls.' },
+  SBX_ERR_RESET_FAILED: { audience: 'infrastructure', transient: true, doc: 'A reset could not prove the sandbox clean; it was destroyed instead.' },
+  SBX_ERR_MEMORY_LIMIT: { audience: 'model', transient: false, doc: 'A JavaScript isolate ran out of its memory limit; its state was lost.' },
+  POOL_ERR_ACQUIRE_TIMEOUT: { audience: 'infrastructure', transient: true, doc: 'No sandbox became free within the acquire timeout.' },
+  POOL_ERR_CLOSED: { audience: 'infrastructure', transient: false, doc: 'The pool is shutting down and hands out no more sandboxes.' },
+  POOL_ERR_CREATE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The backend failed to create a sandbox.' },
+  CFG_ERR_INVALID: { audience: 'caller', transient: false, doc: 'Configuration failed validation; the message names the flag or variable to set.' },
+  IMG_ERR_BUILD_FAILED: { audience: 'infrastructure', transient: false, doc: 'Building a sandbox image failed.' },
+  ERR_ABORTED: { audience: 'caller', transient: false, doc: 'The operation was cancelled through its AbortSignal.' },
+} as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class CorralError extends Error {
+  readonly [MARKER] = true;
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CorralError';
+    this.code = code;
+    this.details = Object.freeze({ ...(options.details ?? {}) });
+  }
+
+  get audience(): ErrorAudience {
+    return ERROR_CODES[this.code].audience;
+  }
+
+  /** Transient errors may be retried by the runner; others are final. */
+  get transient(): boolean {
+    return ERROR_CODES[this.code].transient;
+  }
+
+  static isInstance(value: unknown): value is CorralError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  static hasCode(value: unknown, code: ErrorCode): value is CorralError {
+    return CorralError.isInstance(value) && value.code === code;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { code: this.code, message: this.message, details: { ...this.details } };
+  }
+}
