@@ -26,6 +26,10 @@ export const ERROR_CODES = {
   POOL_ERR_CREATE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The backend failed to create a sandbox.' },
   CFG_ERR_INVALID: { audience: 'caller', transient: false, doc: 'Configuration failed validation; the message names the flag or variable to set.' },
   IMG_ERR_BUILD_FAILED: { audience: 'infrastructure', transient: false, doc: 'Building a sandbox image failed.' },
+  WIKI_ERR_CORPUS_NOT_FOUND: { audience: 'caller', transient: false, doc: 'A wiki corpus path (pages.jsonl, a folder of .md files, or the data directory) does not exist or holds no pages.' },
+  WIKI_ERR_CORPUS_INVALID: { audience: 'caller', transient: false, doc: 'A wiki corpus file is malformed; the message names the file and line.' },
+  WIKI_ERR_DUPLICATE_PAGE_ID: { audience: 'caller', transient: false, doc: 'Two wiki pages share an id (within a corpus, or across combined corpora without an id prefix).' },
+  WIKI_ERR_INDEX_FILE_INVALID: { audience: 'infrastructure', transient: false, doc: 'A saved wiki index file cannot be read (truncated or not written by this library).' },
   ERR_ABORTED: { audience: 'caller', transient: false, doc: 'The operation was cancelled through its AbortSignal.' },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian/Ubuntu machine (run as root, or with sudo available) for corral:
+# system packages (Docker engine, bubblewrap, debootstrap), a running dockerd, npm dependencies,
+# and the sandbox images built offline from Debian packages. Idempotent: every step is skipped when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "setup: starting dockerd"
+  if command -v systemctl >/dev/null 2>&1 && systemctl list-units >/dev/null 2>&1; then
+    as_root systemctl start docker || true
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    as_root sh -c 'nohup dockerd >/var/log/corral-dockerd.log 2>&1 &'
+  fi
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /var/log/corral-dockerd.log" >&2; exit 1; }
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-fund --no-audit
+fi
+
+node bin/corral.mjs images build --offline

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+
+/** `corral images build [--offline]`: builds the sandbox images; offline means from the host's Debian packages. */
+export function registerImagesCommand(program: Command): void {
+  const images = program.command('images').description('sandbox images');
+  images
+    .command('build')
+    .description('build the sandbox images (skipped when an image with the same content hash exists)')
+    .option('--offline', 'build from Debian packages with debootstrap + docker import (no registry needed)')
+    .option('--force', 'rebuild even when the content hash matches')
+    .action(async (options: { offline?: boolean; force?: boolean }) => {
+      const { buildImages } = await import('../../sandbox/docker/image-builder.js');
+      await buildImages({ offline: options.offline === true, force: options.force === true, log: (line: string) => process.stderr.write(`[images] ${line}\n`) });
+    });
+}

@@ -1,0 +1,33 @@
+/** The composition root: parses argv with commander and dispatches. Only the CLI listens or exits. */
+import { Command, CommanderError } from 'commander';
+import { CorralError } from '../core/errors.js';
+import { registerBenchCommand } from './commands/bench.js';
+import { registerCleanupCommand } from './commands/cleanup.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerImagesCommand } from './commands/images.js';
+
+export function buildProgram(): Command {
+  const program = new Command('corral')
+    .description('Environment tools as MCP servers backed by pooled sandboxes, and a runner for scored trajectories.')
+    .version('0.1.0')
+    .showHelpAfterError();
+  registerDoctorCommand(program);
+  registerImagesCommand(program);
+  registerCleanupCommand(program);
+  registerBenchCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) process.exit(error.exitCode);
+    if (CorralError.isInstance(error)) {
+      process.stderr.write(`corral: ${error.code}: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** One strict schema per concern; defaults live here only. Units are in the names. */
+export const sandboxConfigSchema = z
+  .object({
+    /** 'auto' picks docker when a daemon answers and the image exists, else process (bubblewrap). */
+    backend: z.enum(['auto', 'docker', 'process']).default('auto'),
+    dockerSocketPath: z.string().default('/var/run/docker.sock'),
+    image: z.string().default('corral/python:latest'),
+    minIdle: z.number().int().min(0).default(2),
+    max: z.number().int().min(1).default(256),
+    acquireTimeoutMs: z.number().int().positive().default(60_000),
+    reuse: z.enum(['destroy', 'reset']).default('destroy'),
+  })
+  .strict();
+
+export const serverConfigSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(7777),
+    /** Bearer token required on every request when set. */
+    token: z.string().min(1).optional(),
+    /** Extra Host header values accepted besides localhost names and the bind address. */
+    allowedHosts: z.array(z.string()).default([]),
+    /** Extra Origin values accepted (browsers); requests without Origin are allowed. */
+    allowedOrigins: z.array(z.string()).default([]),
+    bodyLimitBytes: z.number().int().positive().default(4 * 1024 * 1024),
+    /** Sandboxes of idle MCP sessions are released after this long. */
+    idleTtlMs: z.number().int().positive().default(10 * 60 * 1000),
+  })
+  .strict();
+
+export const dataConfigSchema = z
+  .object({
+    /** Folder with the evaluation data (wiki/, qa/, humaneval/, ...); see ../shared/data/README.md. */
+    dataDir: z.string().optional(),
+  })
+  .strict();
+
+export const corralConfigSchema = z
+  .object({
+    sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
+    server: serverConfigSchema.default(serverConfigSchema.parse({})),
+    data: dataConfigSchema.default({}),
+  })
+  .strict();
+
+export type CorralConfigInput = z.input<typeof corralConfigSchema>;
+export type CorralConfigShape = z.output<typeof corralConfigSchema>;

@@ -1,0 +1,71 @@
+import type Docker from 'dockerode';
+import type { SandboxSpec } from '../spec.js';
+
+export const SANDBOX_USER = '1000:1000';
+export const SANDBOX_WORKSPACE = '/workspace';
+export const AGENT_ENTRYPOINT = '/opt/corral/agent/agent.py';
+
+/** Docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*; the name only helps humans reading `docker ps`. */
+export function containerName(sandboxId: string): string {
+  return `corral-${sandboxId.replace(/[^a-zA-Z0-9_.-]/g, '-')}`;
+}
+
+export function agentCommand(expiresAtMs: number): string[] {
+  return ['python3', '-u', AGENT_ENTRYPOINT, '--workspace', SANDBOX_WORKSPACE, '--deadline-ms', String(expiresAtMs)];
+}
+
+/**
+ * The hardened container for one sandbox. Why each choice:
+ * - Init: docker-init (tini) is PID 1 and reaps zombies that user commands leave, so the agent needn't.
+ * - OpenStdin without StdinOnce: the agent's stdin is our attach stream; a dropped client does not close
+ *   it, so a brief reconnect never kills a sandbox (the deadline and the reaper cover dead owners).
+ * - LogConfig none: every protocol line would otherwise be copied to a json-file log on disk.
+ * - ReadonlyRootfs + tmpfs: nothing a command writes outlives the container or touches the image layer.
+ * - AutoRemove: a container that dies on its own (OOM, kill, deadline) disappears without a reaper pass.
+ */
+export function containerCreateOptions(
+  spec: SandboxSpec,
+  values: { image: string; name: string; labels: Record<string, string>; expiresAtMs: number },
+): Docker.ContainerCreateOptions {
+  const memoryBytes = spec.memoryMiB * 1024 * 1024;
+  const tmpfsOptions = `rw,exec,nosuid,nodev,size=${spec.workspaceMiB}m`;
+  return {
+    name: values.name,
+    Image: values.image,
+    Cmd: agentCommand(values.expiresAtMs),
+    User: SANDBOX_USER,
+    WorkingDir: SANDBOX_WORKSPACE,
+    Env: [
+      'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      'LANG=C.UTF-8',
+      `HOME=${SANDBOX_WORKSPACE}`,
+      ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+    ],
+    Labels: values.labels,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: false,
+    Tty: false,
+    HostConfig: {
+      Init: true,
+      AutoRemove: true,
+      Privileged: false,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      PidsLimit: spec.pidsLimit,
+      Memory: memoryBytes,
+      MemorySwap: memoryBytes,
+      NanoCpus: Math.round(spec.cpus * 1e9),
+      NetworkMode: spec.network === 'egress' ? 'bridge' : 'none',
+      ReadonlyRootfs: true,
+      Tmpfs: {
+        [SANDBOX_WORKSPACE]: `${tmpfsOptions},uid=1000,gid=1000,mode=0755`,
+        '/tmp': `${tmpfsOptions},mode=1777`,
+      },
+      LogConfig: { Type: 'none', Config: {} },
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { readFile, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { projectRoot } from './project-root.js';
+
+/**
+ * Bump when the offline builder changes what it puts in an image (stripping, users, layout), so existing
+ * hash tags stop matching and the next `corral images build` rebuilds.
+ */
+export const IMAGE_BUILDER_VERSION = 1;
+export const DEBIAN_SUITE = 'bookworm';
+
+export interface ImageDefinition {
+  /** Short name, also the folder under images/. */
+  name: string;
+  /** Repository part of the tags, e.g. corral/python (tags: latest and the content hash). */
+  repository: string;
+}
+
+export const PYTHON_IMAGE: ImageDefinition = { name: 'python', repository: 'corral/python' };
+export const IMAGE_DEFINITIONS: readonly ImageDefinition[] = [PYTHON_IMAGE];
+
+export const latestTag = (definition: ImageDefinition) => `${definition.repository}:latest`;
+export const hashTag = (definition: ImageDefinition, contentHash: string) => `${definition.repository}:${contentHash}`;
+
+export const imageDirectory = (definition: ImageDefinition) => join(projectRoot(), 'images', definition.name);
+export const agentSourceDirectory = () => join(projectRoot(), 'sandboxes', 'agent');
+
+/** Debian packages from images/<name>/packages.txt (comments and blank lines dropped). */
+export async function readPackageList(definition: ImageDefinition): Promise<string[]> {
+  const text = await readFile(join(imageDirectory(definition), 'packages.txt'), 'utf8');
+  return text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line.length > 0);
+}
+
+/** Agent source files (relative paths, sorted), without caches that differ between machines. */
+export async function listAgentFiles(): Promise<string[]> {
+  const root = agentSourceDirectory();
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && !entry.name.endsWith('.pyc') && !entry.parentPath.includes('__pycache__'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/**
+ * Hash of everything that determines the image: agent sources, package list, Dockerfile, builder version
+ * and suite. Equal hash means an existing image can be reused, so CI reruns skip the build.
+ */
+export async function imageContentHash(definition: ImageDefinition): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(`builder:${IMAGE_BUILDER_VERSION}\nsuite:${DEBIAN_SUITE}\n`);
+  hash.update(`packages:${(await readPackageList(definition)).join(',')}\n`);
+  hash.update(`dockerfile:${await readFile(join(imageDirectory(definition), 'Dockerfile'), 'utf8')}\n`);
+  for (const file of await listAgentFiles()) {
+    hash.update(`agent:${file}:`);
+    hash.update(await readFile(join(agentSourceDirectory(), file)));
+    hash.update('\n');
+  }
+  return hash.digest('hex').slice(0, 16);
+}

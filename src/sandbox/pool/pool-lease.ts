@@ -1,0 +1,42 @@
+import type { Lease } from '../lease.js';
+import type { SandboxHandle } from '../provider.js';
+import type { SandboxSession } from '../session.js';
+
+/** The pool's Lease: owns one handle until release(); release is idempotent and never throws. */
+export class PoolLease implements Lease {
+  private released = false;
+  private readonly expiryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly handle: SandboxHandle,
+    readonly specHash: string,
+    readonly expiresAtMs: number,
+    readonly acquireMs: number,
+    private readonly onRelease: (handle: SandboxHandle, destroy: boolean) => Promise<void>,
+  ) {
+    // A lease that outlives its sandbox's lifetime is reclaimed: nothing may hold a sandbox forever.
+    const remainingMs = expiresAtMs - Date.now();
+    this.expiryTimer = setTimeout(() => void this.release({ destroy: true }), Math.max(0, remainingMs));
+    this.expiryTimer.unref();
+  }
+
+  get session(): SandboxSession {
+    return this.handle.session;
+  }
+
+  get closed(): boolean {
+    return this.released || this.handle.closed;
+  }
+
+  async release(options: { destroy?: boolean } = {}): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    clearTimeout(this.expiryTimer);
+    await this.onRelease(this.handle, options.destroy === true || this.handle.closed);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.release();
+  }
+}

@@ -1,0 +1,33 @@
+import { availableParallelism } from 'node:os';
+import type { BackendName } from '../spec.js';
+
+/** Pool limits. Defaults derive from the host so they are sane on a 2-core machine and scale on bigger ones. */
+export interface PoolOptions {
+  /** Warm sandboxes kept ready per spec. */
+  minIdle: number;
+  /** Most sandboxes (idle + leased + being created) per spec. */
+  max: number;
+  /** How long acquire() waits in the FIFO queue before POOL_ERR_ACQUIRE_TIMEOUT. */
+  acquireTimeoutMs: number;
+  /** Concurrent creates per backend: bounds the create rate (Docker slows down past a few in parallel). */
+  createConcurrency: Record<BackendName, number>;
+  /** Idle sandboxes are probed this often; unhealthy ones are replaced. 0 disables. */
+  healthIntervalMs: number;
+  /** The reaper removes orphaned sandboxes of dead owners this often. 0 disables. */
+  reapIntervalMs: number;
+  /** After a failed create, wait this long before refilling warm sandboxes for that spec. */
+  createBackoffMs: number;
+}
+
+export function defaultPoolOptions(): PoolOptions {
+  const cpus = availableParallelism();
+  return {
+    minIdle: 0,
+    max: Math.max(8, cpus * 64),
+    acquireTimeoutMs: 60_000,
+    createConcurrency: { docker: Math.max(4, cpus * 2), process: Math.max(4, cpus * 2), isolate: Math.max(8, cpus * 4) },
+    healthIntervalMs: 30_000,
+    reapIntervalMs: 60_000,
+    createBackoffMs: 1_000,
+  };
+}
