@@ -21,9 +21,12 @@ async function timeDocker(args: string[]): Promise<CommandTiming> {
   return { wallMs: performance.now() - startedAt, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** `docker run --rm <image> true`: a cold container per call, the naive way to isolate each command. */
-export function timeColdDockerRun(image: string): Promise<CommandTiming> {
-  return timeDocker(['run', '--rm', '--network', 'none', image, 'true']);
+/**
+ * `docker run --rm <image> true`: a cold container per call, the naive way to isolate each command.
+ * `networkNone` adds `--network none`, matching corral's default sandboxes (a bridge costs extra).
+ */
+export function timeColdDockerRun(image: string, options: { networkNone?: boolean } = {}): Promise<CommandTiming> {
+  return timeDocker(['run', '--rm', ...(options.networkNone ? ['--network', 'none'] : []), image, 'true']);
 }
 
 /** `docker exec <container> <cmd…>`: one exec per call into a running container. */
