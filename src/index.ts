@@ -1,4 +1,4 @@
-// The public seam: named exports only (no `export *`), so what we promise is explicit.
+// The public seam: named exports only (no star re-exports), so what we promise is explicit.
 export { CorralError, ERROR_CODES } from './core/errors.js';
 export type { ErrorAudience, ErrorCode } from './core/errors.js';
 export { loadConfig } from './config/load-config.js';

@@ -48,12 +48,14 @@ async function debootstrap(rootfs: string, packages: string[], options: OfflineB
   options.log(`debootstrap ${DEBIAN_SUITE} (minbase + ${packages.join(', ')}) from ${mirror}`);
   const args = ['--variant=minbase', `--include=${packages.join(',')}`, DEBIAN_SUITE, rootfs, mirror];
   let lastLine = '';
+  let lastVerb = '';
   const result = await runCommand('debootstrap', args, {
+    // debootstrap prints a line per package and phase; show the first line of each phase, and every warning.
     onLine: (line) => {
       lastLine = line;
-      if (/^I: (Retrieving|Validating|Extracting|Installing|Configuring|Base system)/.test(line) && !/ [a-z0-9.+-]+\.\.\.$/.test(line)) {
-        options.log(`  ${line}`);
-      }
+      const verb = /^I: (\w+)/.exec(line)?.[1] ?? line;
+      if (verb !== lastVerb || !line.startsWith('I:')) options.log(`  ${line}`);
+      lastVerb = verb;
     },
     timeoutMs: 15 * 60_000,
   }).catch((error: unknown) => {

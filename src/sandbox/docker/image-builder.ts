@@ -69,6 +69,7 @@ async function buildOne(docker: Docker, definition: ImageDefinition, options: Bu
     await buildImageWithDockerfile(definition, { docker, contentHash, log });
   }
   await docker.getImage(immutableTag).tag({ repo: definition.repository, tag: 'latest' });
+  await removeSupersededImages(docker, definition, immutableTag, log);
   const image = existing ?? (await inspectImage(docker, immutableTag));
   if (!image) throw new CorralError('IMG_ERR_BUILD_FAILED', `${immutableTag} is missing right after its build`);
   const durationMs = Math.round(performance.now() - startedAt);
@@ -124,6 +125,22 @@ export async function imageStatus(options: { dockerSocketPath?: string } = {}): 
     throw error;
   } finally {
     connection.close();
+  }
+}
+
+/**
+ * Untags older content-hash builds of this image: every agent edit makes a new one, and without this a
+ * developer's disk (or CI's) fills with them. An image still used by a container refuses removal; fine.
+ */
+async function removeSupersededImages(docker: Docker, definition: ImageDefinition, keepTag: string, log: (line: string) => void): Promise<void> {
+  const images = await docker.listImages({ filters: { reference: [definition.repository] } });
+  const stale = images.flatMap((image) => image.RepoTags ?? []).filter((tag) => tag !== keepTag && tag !== latestTag(definition));
+  for (const tag of stale) {
+    await docker
+      .getImage(tag)
+      .remove()
+      .then(() => log(`removed superseded image ${tag}`))
+      .catch(() => undefined);
   }
 }
 

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
+import { buildServer } from '../../http/build-server.js';
+import { bindsAllInterfaces } from '../../http/request-guards.js';
+import { startToolRuntime } from './tool-runtime.js';
+
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  token?: string;
+  backend?: string;
+  corpus?: string[];
+  dataDir?: string;
+  idleTtlMs?: string;
+}
+
+/** `corral serve`: every environment over Streamable HTTP (/mcp/<env>) and WebSocket (/ws/<env>) until SIGTERM. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the tool environments as MCP servers (Streamable HTTP and WebSocket) backed by pooled sandboxes')
+    .option('--host <host>', 'interface to bind (default 127.0.0.1; CORRAL_HOST)')
+    .option('--port <port>', 'port (default 7777; CORRAL_PORT)')
+    .option('--token <token>', 'require Authorization: Bearer <token> (CORRAL_TOKEN)')
+    .option('--backend <backend>', 'sandbox backend for python/shell/files: docker | process | auto (CORRAL_BACKEND)')
+    .option('--corpus <path...>', 'wiki corpora: pages.jsonl files or folders of .md (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
+    .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
+    .option('--idle-ttl-ms <ms>', 'release sandboxes of sessions idle this long (CORRAL_IDLE_TTL_MS)')
+    .action(async (flags: ServeFlags) => {
+      const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
+      const { corpus, ...configFlags } = flags;
+      const config = loadConfig({ flags: configFlags });
+      const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, log });
+      const app = buildServer(config, { environments: runtime.catalog, sandboxSource: runtime.sandboxSource, pool: runtime.pool });
+      if (bindsAllInterfaces(config.server)) {
+        log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);
+      }
+      const address = await app.listen({ host: config.server.host, port: config.server.port });
+      log(`listening on ${address} (backend ${runtime.backend}; environments: ${runtime.catalog.names().join(', ')})`);
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log(`${signal}: closing sessions and releasing sandboxes`);
+        await app.close();
+        await runtime.close();
+        process.exit(0);
+      };
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+      process.once('SIGINT', () => void stop('SIGINT'));
+    });
+}

@@ -1,0 +1,69 @@
+/**
+ * What `corral serve` and `corral mcp` share: the backend choice, the sandbox pool with one spec per
+ * sandbox kind, the wiki index and the environment catalog. Built once per process; close() releases it.
+ */
+import Docker from 'dockerode';
+import type { CorralConfig } from '../../config/load-config.js';
+import { type EnvironmentCatalog, buildEnvironmentCatalog } from '../../mcp/environments.js';
+import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '../../mcp/sandbox-source.js';
+import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
+import { loadProvider } from '../../sandbox/registry.js';
+import { loadWikiLookup } from './wiki-lookup-loading.js';
+
+export interface ToolRuntime {
+  backend: 'docker' | 'process';
+  pool: SandboxPool;
+  specs: SandboxSpecsByKind;
+  sandboxSource: SandboxSource;
+  catalog: EnvironmentCatalog;
+  close(): Promise<void>;
+}
+
+export interface ToolRuntimeOptions {
+  /** Wiki corpora (pages.jsonl files or markdown folders); default: every wiki/*\/pages.jsonl under the data dir. */
+  corpusPaths?: readonly string[];
+  /** Warm sandboxes kept ready for the general spec (serve: config.sandbox.minIdle; stdio: 0). */
+  minIdle: number;
+  log: (line: string) => void;
+}
+
+export async function startToolRuntime(config: CorralConfig, options: ToolRuntimeOptions): Promise<ToolRuntime> {
+  const backend = await chooseBackend(config, options.log);
+  const specs: SandboxSpecsByKind = {
+    general: backend === 'docker' ? { backend, image: config.sandbox.image, reuse: config.sandbox.reuse } : { backend, reuse: config.sandbox.reuse },
+    javascript: { backend: 'isolate' },
+  };
+  const pool = new SandboxPool({ minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs });
+  if (options.minIdle > 0) void pool.warm(specs.general, options.minIdle).catch((error: Error) => options.log(`warm-up failed: ${error.message}`));
+  const wiki = await loadWikiLookup({ corpusPaths: options.corpusPaths, dataDir: config.data.dataDir, log: options.log });
+  return {
+    backend,
+    pool,
+    specs,
+    sandboxSource: poolSandboxSource(pool, specs),
+    catalog: buildEnvironmentCatalog(wiki ? { wiki } : {}),
+    close: () => pool.close(),
+  };
+}
+
+/** 'auto' is docker when a daemon answers and the image is present (these machines cannot pull), else process. */
+export async function chooseBackend(config: CorralConfig, log: (line: string) => void): Promise<'docker' | 'process'> {
+  const wanted = config.sandbox.backend;
+  if (wanted !== 'auto') return wanted;
+  const docker = await loadProvider('docker', { dockerSocketPath: config.sandbox.dockerSocketPath }).catch(() => undefined);
+  try {
+    const availability = await docker?.available();
+    if (!availability?.ok) {
+      log(`backend auto: process (docker unavailable: ${availability?.reason ?? 'cannot load the docker backend'})`);
+      return 'process';
+    }
+  } finally {
+    await docker?.close().catch(() => undefined);
+  }
+  const imagePresent = await new Docker({ socketPath: config.sandbox.dockerSocketPath })
+    .getImage(config.sandbox.image)
+    .inspect()
+    .then(() => true, () => false);
+  log(imagePresent ? 'backend auto: docker' : `backend auto: process (image ${config.sandbox.image} not built: run corral images build)`);
+  return imagePresent ? 'docker' : 'process';
+}

@@ -1,0 +1,56 @@
+/**
+ * The fastify app factory (STYLE principle 13): builds every route and hook and never listens; the CLI
+ * listens, tests use inject() or listen({port: 0}). app.close() ends every MCP session, handle and
+ * WebSocket and releases every sandbox lease; the pool itself belongs to the caller.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { CorralConfig } from '../config/load-config.js';
+import type { EnvironmentCatalog } from '../mcp/environments.js';
+import type { SandboxPoolView, SandboxSource } from '../mcp/sandbox-source.js';
+import { ToolServerHost } from '../mcp/tool-server-host.js';
+import './corral-decorations.js';
+import { CorralMetrics } from './corral-metrics.js';
+import { addErrorReplies } from './error-replies.js';
+import { healthRoute } from './health-route.js';
+import { mcpRoutes } from './mcp-routes.js';
+import { metricsRoute } from './metrics-route.js';
+import { type PrincipalResolver, principalFromBearerToken } from './principal.js';
+import { addRequestGuardHooks } from './request-guard-hooks.js';
+import { sandboxRoutes } from './sandbox-routes.js';
+import { addWebSocketEndpoint } from './websocket-endpoint.js';
+
+export interface ServerDependencies {
+  environments: EnvironmentCatalog;
+  sandboxSource: SandboxSource;
+  /** Pool counts for /metrics; omitted, the pool gauges stay empty. */
+  pool?: Pick<SandboxPoolView, 'stats'>;
+  /** Who owns a sandbox handle; defaults to a digest of the bearer token. */
+  resolvePrincipal?: PrincipalResolver;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export function buildServer(config: CorralConfig, dependencies: ServerDependencies): FastifyInstance {
+  const app = Fastify({ bodyLimit: config.server.bodyLimitBytes, logger: dependencies.logger ?? false, forceCloseConnections: 'idle' });
+  // hostStats runs only at scrape time, after `host` exists.
+  const metrics: CorralMetrics = new CorralMetrics({ poolStats: () => dependencies.pool?.stats() ?? [], hostStats: (): Record<string, number> => host.stats() });
+  const host: ToolServerHost = new ToolServerHost({
+    catalog: dependencies.environments,
+    sandboxSource: dependencies.sandboxSource,
+    idleTtlMs: config.server.idleTtlMs,
+    maxRequestBodySize: config.server.bodyLimitBytes,
+    observer: metrics,
+    onError: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
+  });
+  app.decorate('corral', { config, host, metrics, resolvePrincipal: dependencies.resolvePrincipal ?? principalFromBearerToken });
+
+  addRequestGuardHooks(app, config.server);
+  addErrorReplies(app, config.server.bodyLimitBytes);
+  void app.register(healthRoute);
+  void app.register(metricsRoute);
+  void app.register(sandboxRoutes);
+  void app.register(mcpRoutes);
+  addWebSocketEndpoint(app);
+  // preClose, not onClose: open SSE streams and sockets must end before the HTTP server can finish closing.
+  app.addHook('preClose', async () => host.close());
+  return app;
+}

@@ -1,0 +1,39 @@
+/**
+ * Streamable HTTP endpoints. /mcp/:env serves 2025-era clients one sandbox set per MCP session and
+ * 2026-era clients one per request; /mcp/:env/:id serves clients of either era with the handle's
+ * sandboxes. All protocol work happens in the SDK via ToolServerHost; this plugin only adapts fastify.
+ */
+import type { FastifyInstance } from 'fastify';
+import { jsonRpcErrorBody } from './request-guards.js';
+import { toWebRequest } from './web-exchange.js';
+
+const METHODS = ['GET', 'POST', 'DELETE'];
+
+export async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const { host, resolvePrincipal } = app.corral;
+  // Bodies reach the SDK as raw text, so malformed JSON gets a JSON-RPC parse error and a wrong media type the SDK's 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.route<{ Params: { env: string } }>({
+    method: METHODS,
+    url: '/mcp/:env',
+    handler: async (request, reply) => {
+      const environment = host.environment(request.params.env);
+      if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
+      return reply.send(await host.handleEnvironmentRequest(environment, toWebRequest(request, reply), resolvePrincipal(request.headers)));
+    },
+  });
+
+  app.route<{ Params: { env: string; id: string } }>({
+    method: METHODS,
+    url: '/mcp/:env/:id',
+    handler: async (request, reply) => {
+      const environment = host.environment(request.params.env);
+      if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}`));
+      const response = await host.handleSandboxRequest(environment, request.params.id, toWebRequest(request, reply), resolvePrincipal(request.headers));
+      if (!response) return reply.code(404).send(jsonRpcErrorBody(`no sandbox ${request.params.id} for environment ${request.params.env}`));
+      return reply.send(response);
+    },
+  });
+}

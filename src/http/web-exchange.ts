@@ -1,0 +1,31 @@
+/**
+ * Converts between fastify's request and the web-standard Request the MCP SDK's HTTP entries take. The
+ * body arrives as the raw text fastify read (so the SDK, not fastify, judges malformed JSON), and the
+ * Request's signal fires when the client goes away, which cancels the MCP call it was waiting for.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** Hop-by-hop and length headers describe the original connection, not the rebuilt Request. */
+const DROPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
+
+export function toWebRequest(request: FastifyRequest, reply: FastifyReply): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || DROPPED_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  const disconnected = new AbortController();
+  // The response closing before it finished means the client went away (request 'close' fires on every request).
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) disconnected.abort();
+  });
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined && request.body !== null;
+  const body = hasBody ? (typeof request.body === 'string' ? request.body : JSON.stringify(request.body)) : undefined;
+  return new Request(new URL(request.url, `${request.protocol}://${request.host || 'localhost'}`), {
+    method: request.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    signal: disconnected.signal,
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Builds one MCP server from ToolDefinitions. McpServer.registerTool supplies tools/list (JSON schemas,
+ * annotations, output schemas); tools/call is ours, because McpServer turns *every* thrown error into an
+ * isError result, and infrastructure faults must reach the client as JSON-RPC errors instead (STYLE 9).
+ * Sandboxes come from `sandboxSource`, leased lazily on the first call of a tool that needs one.
+ */
+import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import type { ToolSandboxes } from './lazy-sandboxes.js';
+import { errorCodeOf, toProtocolError } from './protocol-error-mapping.js';
+import { sandboxKindFor } from './sandbox-source.js';
+import type { ToolCallObserver } from './tool-call-observer.js';
+
+export const SERVER_NAME = 'corral';
+export const SERVER_VERSION = '0.1.0';
+/** `_meta` key carrying each tool's schema version in tools/list. */
+export const TOOL_SCHEMA_VERSION_META_KEY = 'dev.corral/tool-schema-version';
+
+export interface CreateToolServerOptions {
+  tools: readonly ToolDefinition[];
+  sandboxSource: ToolSandboxes;
+  observer?: ToolCallObserver;
+  /** Shown to clients at initialize; say what the environment is for. */
+  instructions?: string;
+  /** Called when a tools/call starts; the returned function when it ends (idle expiry of handles). */
+  onCallStart?: () => () => void;
+}
+
+export function createToolServer(options: CreateToolServerOptions): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+  );
+  const byName = new Map<string, ToolDefinition>();
+  for (const tool of options.tools) {
+    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    byName.set(tool.name, tool);
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+        _meta: { [TOOL_SCHEMA_VERSION_META_KEY]: TOOL_SCHEMA_VERSION },
+      },
+      // Never runs: the tools/call handler below replaces McpServer's dispatcher.
+      () => ({ content: [], isError: true }),
+    );
+  }
+
+  server.server.setRequestHandler('tools/call', async (request, context) => {
+    const tool = byName.get(request.params.name);
+    // Same answer McpServer gives: an unknown tool is protocol misuse, a JSON-RPC error.
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const abortSignal = context.mcpReq.signal;
+    const endCall = options.onCallStart?.();
+    const startedAt = performance.now();
+    try {
+      const result = await invokeTool(tool, request.params.arguments, {
+        abortSignal,
+        openSession: () => options.sandboxSource.session(sandboxKindFor(tool.sandboxCapability), { abortSignal }),
+      });
+      const errorCode = result.isError ? errorCodeOfResult(result.structuredContent) : undefined;
+      options.observer?.toolCallFinished({
+        tool: tool.name,
+        durationMs: performance.now() - startedAt,
+        outcome: result.isError ? 'tool_error' : 'ok',
+        ...(errorCode ? { errorCode } : {}),
+      });
+      return server.server.projectCallToolResult({
+        content: [{ type: 'text', text: result.text }],
+        structuredContent: result.structuredContent as Record<string, unknown>,
+        ...(result.isError ? { isError: true } : {}),
+        // Our output schemas all have object roots, so there is no advertised non-object schema to wrap for.
+      }, undefined);
+    } catch (error) {
+      options.observer?.toolCallFinished({ tool: tool.name, durationMs: performance.now() - startedAt, outcome: 'failed', errorCode: errorCodeOf(error) });
+      throw toProtocolError(error);
+    } finally {
+      endCall?.();
+    }
+  });
+  return server;
+}
+
+/** Tool results that failed inside the tool carry `{error: {code}}`; failures the tool reports in its own shape (exit code) count as TOOL_FAILED. */
+function errorCodeOfResult(content: unknown): string {
+  const code = (content as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' ? code : 'TOOL_FAILED';
+}

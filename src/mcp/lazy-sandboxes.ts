@@ -1,0 +1,105 @@
+/**
+ * The sandboxes bound to one handle (an MCP session, a /v1/sandboxes id, a WebSocket connection, a stdio
+ * process). Nothing is leased until a tool that needs a sandbox is first called; concurrent first calls
+ * share one acquire. A sandbox that died is replaced on the next call (the call that saw it die already
+ * got an infrastructure error). release() returns every lease and is idempotent.
+ */
+import { raceAbort } from '../core/abort.js';
+import { CorralError } from '../core/errors.js';
+import type { Lease } from '../sandbox/lease.js';
+import type { SandboxSession } from '../sandbox/session.js';
+import type { SandboxKind, SandboxSource } from './sandbox-source.js';
+
+/** What a tool server needs from its handle: a session of a kind, leased on demand. */
+export interface ToolSandboxes {
+  session(kind: SandboxKind, options?: { abortSignal?: AbortSignal }): Promise<SandboxSession>;
+}
+
+export class LazySandboxes implements ToolSandboxes {
+  private readonly leases = new Map<SandboxKind, Promise<Lease>>();
+  /** Aborts acquires still waiting in the pool when the handle is released. */
+  private readonly lifetime = new AbortController();
+  private callsInFlight = 0;
+  private lastUsedAtMs = Date.now();
+
+  constructor(private readonly source: SandboxSource) {}
+
+  get released(): boolean {
+    return this.lifetime.signal.aborted;
+  }
+
+  /** True when no call is running and none has started for `idleMs`. */
+  idleFor(idleMs: number, nowMs = Date.now()): boolean {
+    return this.callsInFlight === 0 && nowMs - this.lastUsedAtMs >= idleMs;
+  }
+
+  /** When idle expiry would release these sandboxes if nothing else happens. */
+  expiresAtMs(idleMs: number): number {
+    return this.lastUsedAtMs + idleMs;
+  }
+
+  /** Marks activity that does not lease anything (e.g. tools/list), so idle expiry counts from now. */
+  touch(): void {
+    this.lastUsedAtMs = Date.now();
+  }
+
+  /** Counts a call as running for idle expiry until the returned function is called. */
+  beginCall(): () => void {
+    this.callsInFlight++;
+    this.touch();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.callsInFlight--;
+      this.touch();
+    };
+  }
+
+  async session(kind: SandboxKind, options: { abortSignal?: AbortSignal } = {}): Promise<SandboxSession> {
+    if (this.released) throw new CorralError('SBX_ERR_CLOSED', 'the sandboxes of this handle were released');
+    this.touch();
+    const lease = await raceAbort(this.leaseFor(kind), options.abortSignal);
+    return lease.session;
+  }
+
+  private async leaseFor(kind: SandboxKind): Promise<Lease> {
+    const pending = this.leases.get(kind);
+    if (pending) {
+      const lease = await pending;
+      if (!lease.closed) return lease;
+      if (this.leases.get(kind) === pending) {
+        this.leases.delete(kind);
+        void lease.release({ destroy: true });
+      }
+      // Another caller may already have started the replacement; share it.
+      return this.leaseFor(kind);
+    }
+    const started = this.source.acquire(kind, { abortSignal: this.lifetime.signal }).then(async (lease) => {
+      // Released while the pool was still creating it: hand it straight back.
+      if (this.released) {
+        await lease.release();
+        throw new CorralError('SBX_ERR_CLOSED', 'the sandboxes of this handle were released');
+      }
+      return lease;
+    });
+    this.leases.set(kind, started);
+    // A failed acquire is forgotten so the next call tries again.
+    started.catch(() => this.leases.get(kind) === started && this.leases.delete(kind));
+    return started;
+  }
+
+  /** Ids of the leases currently held, for logs and tests. */
+  async leaseIds(): Promise<string[]> {
+    const settled = await Promise.allSettled(this.leases.values());
+    return settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.id] : []));
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.lifetime.abort(new CorralError('SBX_ERR_CLOSED', 'handle released'));
+    const pending = [...this.leases.values()];
+    this.leases.clear();
+    await Promise.all(pending.map((lease) => lease.then((held) => held.release(), () => undefined)));
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Sessionful Streamable HTTP for 2025-era clients on /mcp/<env>: one MCP server, transport and set of lazy
+ * sandboxes per MCP session (Mcp-Session-Id). A session ends on DELETE, on idle expiry or on shutdown, and
+ * its sandboxes are released then.
+ */
+import { randomUUID } from 'node:crypto';
+import { type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { Environment } from './environments.js';
+import { EDGE_ERROR_CODES, jsonRpcErrorResponse } from './json-rpc-error-response.js';
+import type { LazySandboxes } from './lazy-sandboxes.js';
+
+interface LegacySession {
+  environment: Environment;
+  principal: string;
+  server: McpServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+  sandboxes: LazySandboxes;
+}
+
+export interface LegacySessionFactory {
+  sandboxes(): LazySandboxes;
+  server(environment: Environment, sandboxes: LazySandboxes): McpServer;
+  maxRequestBodySize: number;
+}
+
+export class LegacySessionStore {
+  private readonly sessions = new Map<string, LegacySession>();
+
+  constructor(private readonly factory: LegacySessionFactory) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(environment: Environment, request: Request, principal: string): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId) {
+      const session = this.sessions.get(sessionId);
+      // Another environment's or another principal's session is indistinguishable from an expired one.
+      if (!session || session.environment !== environment || session.principal !== principal) {
+        return jsonRpcErrorResponse(404, EDGE_ERROR_CODES.sessionNotFound, 'Session not found');
+      }
+      session.sandboxes.touch();
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') return jsonRpcErrorResponse(400, EDGE_ERROR_CODES.requestRefused, 'Bad Request: Mcp-Session-Id header is required');
+    return this.open(environment, request, principal);
+  }
+
+  /** Starts a session for an initialize request; anything else gets the transport's own error and leaves nothing behind. */
+  private async open(environment: Environment, request: Request, principal: string): Promise<Response> {
+    const sandboxes = this.factory.sandboxes();
+    const server = this.factory.server(environment, sandboxes);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.factory.maxRequestBodySize,
+      onsessioninitialized: (id) => void this.sessions.set(id, { environment, principal, server, transport, sandboxes }),
+      onsessionclosed: (id) => this.close(id),
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    if (transport.sessionId === undefined) {
+      await server.close();
+      await sandboxes.release();
+    }
+    return response;
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.sessions.delete(sessionId);
+    await session.server.close().catch(() => undefined);
+    await session.sandboxes.release();
+  }
+
+  async expireIdle(idleMs: number): Promise<number> {
+    const idle = [...this.sessions.entries()].filter(([, session]) => session.sandboxes.idleFor(idleMs)).map(([id]) => id);
+    await Promise.all(idle.map((id) => this.close(id)));
+    return idle.length;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Explicit sandbox handles (POST /v1/sandboxes): state keyed by an id in the URL path rather than by MCP
+ * session, so sessionless 2026-era clients and clients behind a plain load balancer keep one sandbox across
+ * calls. Each handle belongs to the principal that created it; others get "not found", so ids leak nothing.
+ */
+import { newId } from '../core/ids.js';
+import type { Environment } from './environments.js';
+import type { LazySandboxes } from './lazy-sandboxes.js';
+
+export interface SandboxHandleRecord<Extra> {
+  readonly id: string;
+  readonly environment: Environment;
+  readonly principal: string;
+  readonly sandboxes: LazySandboxes;
+  readonly createdAtMs: number;
+  /** Whatever the host keeps per handle (its MCP HTTP handler). */
+  readonly extra: Extra;
+}
+
+export class SandboxHandleStore<Extra> {
+  private readonly records = new Map<string, SandboxHandleRecord<Extra>>();
+
+  constructor(private readonly dispose: (record: SandboxHandleRecord<Extra>) => Promise<void>) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  add(environment: Environment, principal: string, sandboxes: LazySandboxes, makeExtra: (id: string) => Extra): SandboxHandleRecord<Extra> {
+    const id = newId('sbx');
+    const record = { id, environment, principal, sandboxes, createdAtMs: Date.now(), extra: makeExtra(id) };
+    this.records.set(id, record);
+    return record;
+  }
+
+  /** The handle, or undefined when it does not exist, has been released, or belongs to another principal. */
+  get(id: string, principal: string): SandboxHandleRecord<Extra> | undefined {
+    const record = this.records.get(id);
+    return record && record.principal === principal ? record : undefined;
+  }
+
+  /** Releases the handle's sandboxes. Resolves false when there was nothing (visible to this principal) to remove. */
+  async remove(id: string, principal: string): Promise<boolean> {
+    const record = this.get(id, principal);
+    if (!record) return false;
+    this.records.delete(id);
+    await this.dispose(record);
+    return true;
+  }
+
+  /** Releases handles unused for idleMs; returns how many. */
+  async expireIdle(idleMs: number): Promise<number> {
+    const idle = [...this.records.values()].filter((record) => record.sandboxes.idleFor(idleMs));
+    for (const record of idle) this.records.delete(record.id);
+    await Promise.all(idle.map((record) => this.dispose(record)));
+    return idle.length;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.records.values()];
+    this.records.clear();
+    await Promise.all(all.map((record) => this.dispose(record)));
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Where a tool server gets sandboxes from. Tools name the capability they use; a capability maps to a
+ * sandbox kind, and each kind to a sandbox spec: JavaScript runs in an isolate, everything else (python,
+ * exec, files) in a docker or process sandbox. So one environment may hold up to two leases.
+ */
+import type { Lease } from '../sandbox/lease.js';
+import type { SandboxPool } from '../sandbox/pool/sandbox-pool.js';
+import type { Capability } from '../sandbox/session.js';
+import type { SandboxSpecInput } from '../sandbox/spec.js';
+
+export type SandboxKind = 'general' | 'javascript';
+
+export function sandboxKindFor(capability: Capability | undefined): SandboxKind {
+  return capability === 'javascript' ? 'javascript' : 'general';
+}
+
+export interface SandboxSource {
+  /** Leases a fresh sandbox of this kind. Throws infrastructure CorralErrors (POOL_ERR_*, SBX_ERR_UNAVAILABLE). */
+  acquire(kind: SandboxKind, options?: { abortSignal?: AbortSignal }): Promise<Lease>;
+}
+
+/** The part of the pool the serving layers use: leasing, and counts for /metrics. */
+export type SandboxPoolView = Pick<SandboxPool, 'acquire' | 'stats'>;
+
+export type SandboxSpecsByKind = Readonly<Record<SandboxKind, SandboxSpecInput>>;
+
+/** A SandboxSource over the pool, with one spec per kind (the CLI resolves 'auto' to docker or process). */
+export function poolSandboxSource(pool: Pick<SandboxPool, 'acquire'>, specs: SandboxSpecsByKind): SandboxSource {
+  return {
+    acquire: (kind, options = {}) => pool.acquire(specs[kind], options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  };
+}

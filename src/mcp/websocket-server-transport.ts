@@ -1,0 +1,74 @@
+/**
+ * The MCP Transport over one WebSocket: each text frame carries one JSON-RPC message, in both directions.
+ * The SDK v2 ships no WebSocket transport, so this implements its Transport interface over any socket with
+ * the `ws` shape. Requests are dispatched as they arrive, so many calls can be in flight per connection.
+ */
+import { type JSONRPCMessage, type Transport, parseJSONRPCMessage } from '@modelcontextprotocol/server';
+
+/** The subset of a `ws` WebSocket this transport uses. */
+export interface MessageSocket {
+  readonly readyState: number;
+  send(data: string, callback?: (error?: Error) => void): void;
+  close(code?: number, reason?: string): void;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+const OPEN = 1;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+export class WebSocketServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private closed = false;
+
+  constructor(private readonly socket: MessageSocket) {}
+
+  async start(): Promise<void> {
+    this.socket.on('message', (data, isBinary) => this.receive(data, isBinary));
+    this.socket.on('close', () => this.markClosed());
+    this.socket.on('error', (error) => this.onerror?.(error));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed || this.socket.readyState !== OPEN) return Promise.reject(new Error('the WebSocket is closed'));
+    return new Promise((resolve, reject) => this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve())));
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === OPEN) this.socket.close(1000, 'closing');
+    this.markClosed();
+  }
+
+  private receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (isBinary) return this.replyError(INVALID_REQUEST, 'binary frames are not accepted: send JSON-RPC as text');
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return this.replyError(PARSE_ERROR, 'Parse error: the frame is not valid JSON');
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(parsed);
+    } catch (error) {
+      const id = (parsed as { id?: unknown } | null)?.id;
+      return this.replyError(INVALID_REQUEST, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
+    }
+    this.onmessage?.(message);
+  }
+
+  private replyError(code: number, message: string, id: string | number | null = null): void {
+    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * An agent turns an example into a trajectory using the environment's tools over MCP. Agents record what they
+ * do through the recorder; they throw only for failures of their own boundary (model endpoint errors, as a
+ * CorralError with a MODEL_ERR_* code that the runner blames on 'model'), infrastructure faults from tools, and
+ * ERR_ABORTED when abortSignal fires; never for tool results with isError (those go back to the model).
+ */
+import type { Example } from '../env/environment.js';
+import type { ToolAccess } from '../env/tool-access.js';
+import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
+
+export interface AgentRunInput {
+  example: Example;
+  systemPrompt: string;
+  tools: ToolAccess;
+  maxTurns: number;
+  recorder: TrajectoryRecorder;
+  abortSignal: AbortSignal;
+  /** Rollout index within the example's group (0..r-1), e.g. for seeding. */
+  rolloutIndex: number;
+  seed?: number;
+}
+
+export interface Agent {
+  readonly name: string;
+  /** Model name as written into results (e.g. 'gpt-4.1-mini', 'baseline'). */
+  readonly model: string;
+  readonly samplingArgs?: Readonly<Record<string, unknown>>;
+  run(input: AgentRunInput): Promise<void>;
+}

@@ -1,0 +1,131 @@
+/**
+ * An agent backed by any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, OpenAI). Each turn it sends
+ * the conversation and the environment's tools; tool calls run concurrently and their results go back in call
+ * order; a reply without tool calls is the answer. Token ids and logprobs are recorded when the server sends them.
+ */
+import OpenAI from 'openai';
+import { throwIfAborted } from '../../core/abort.js';
+import { CorralError } from '../../core/errors.js';
+import type { ToolInfo } from '../env/tool-access.js';
+import type { ChatMessage } from '../trajectory/messages.js';
+import type { Agent, AgentRunInput } from './agent.js';
+import { requestChatCompletion, type ModelRequestPolicy } from './chat-completion-request.js';
+import { readChatCompletion } from './chat-completion-response.js';
+import { executeToolCalls } from './execute-tool-calls.js';
+import { nestedErrorFetch } from './nested-error-fetch.js';
+import { agentPromptMessages } from './prompt-messages.js';
+
+/**
+ * Sent as top-level request fields. Anything beyond the named ones is passed through untouched, e.g. vLLM's
+ * `logprobs: true`, `return_token_ids: true`, `top_k`, `chat_template_kwargs`.
+ */
+export interface SamplingArgs {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  /** Sent as given to every rollout. Without it, a run-level seed becomes seed + rolloutIndex per rollout. */
+  seed?: number;
+  [field: string]: unknown;
+}
+
+export interface OpenAIAgentOptions {
+  model: string;
+  /** e.g. http://127.0.0.1:8000/v1 for vLLM. Default: the openai package's (OPENAI_BASE_URL, else api.openai.com). */
+  baseURL?: string;
+  /** Default: OPENAI_API_KEY, else 'EMPTY' (vLLM and SGLang accept any key unless started with --api-key). */
+  apiKey?: string;
+  samplingArgs?: SamplingArgs;
+  /** Retries per request after the first attempt, for 429, 408, 5xx, connection errors and timeouts. Default 4. */
+  maxRetries?: number;
+  /** Per attempt, request sent to last byte received. Default 600_000 (long generations are normal). */
+  requestTimeoutMs?: number;
+  /** First retry waits about this long (equal jitter), doubling per retry. Default 500. */
+  backoffBaseMs?: number;
+  /** Ceiling of the doubling. Default 8_000. Retry-After from the server is honoured up to 60 s. */
+  backoffMaxMs?: number;
+}
+
+/** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
+const RESERVED_FIELDS = ['model', 'messages', 'tools', 'stream', 'n'];
+
+export class OpenAIAgent implements Agent {
+  readonly name = 'openai';
+  readonly model: string;
+  readonly samplingArgs: Readonly<SamplingArgs>;
+  private readonly client: OpenAI;
+  private readonly policy: ModelRequestPolicy;
+
+  constructor(options: OpenAIAgentOptions) {
+    const samplingArgs = { ...(options.samplingArgs ?? {}) };
+    const reserved = RESERVED_FIELDS.filter((field) => field in samplingArgs);
+    if (reserved.length > 0) throw new CorralError('CFG_ERR_INVALID', `samplingArgs may not set ${reserved.join(', ')}: the openai agent sets them itself`);
+    const maxRetries = options.maxRetries ?? 4;
+    const requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new CorralError('CFG_ERR_INVALID', `maxRetries must be a whole number >= 0, got ${maxRetries}`);
+    if (!(requestTimeoutMs > 0)) throw new CorralError('CFG_ERR_INVALID', `requestTimeoutMs must be > 0, got ${requestTimeoutMs}`);
+    this.model = options.model;
+    this.samplingArgs = Object.freeze(samplingArgs);
+    this.policy = { maxRetries, requestTimeoutMs, backoff: { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 8_000 } };
+    // The package's own retries are off: chat-completion-request.ts explains why it retries instead.
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY',
+      maxRetries: 0,
+      timeout: Math.ceil(requestTimeoutMs),
+      fetch: nestedErrorFetch(),
+    });
+  }
+
+  /** Where requests go, as the openai package resolved it. */
+  get baseURL(): string {
+    return this.client.baseURL;
+  }
+
+  async run(input: AgentRunInput): Promise<void> {
+    const { recorder, abortSignal } = input;
+    const conversation = agentPromptMessages(input.systemPrompt, input.example);
+    const tools = input.tools.tools.map(functionTool);
+    for (let step = 0; step < input.maxTurns; step++) {
+      throwIfAborted(abortSignal);
+      const turn = recorder.startTurn();
+      const startedAt = performance.now();
+      const response = await requestChatCompletion(this.client, this.requestBody(conversation, tools, input), {
+        policy: this.policy,
+        model: this.model,
+        baseURL: this.baseURL,
+        abortSignal,
+      });
+      const modelTurn = readChatCompletion(response, turn);
+      recorder.event({ type: 'model-response', turn, durationMs: performance.now() - startedAt });
+      if (modelTurn.tokens) recorder.tokens({ turn, ...modelTurn.tokens });
+      // One object in both places, so the trajectory is exactly the conversation the model is sent next.
+      recorder.message(modelTurn.message);
+      conversation.push(modelTurn.message);
+      if (modelTurn.toolCalls.length === 0) {
+        recorder.answer(modelTurn.message.content ?? '');
+        return;
+      }
+      const toolMessages = await executeToolCalls({ recorder, tools: input.tools, calls: modelTurn.toolCalls, turn, abortSignal });
+      conversation.push(...toolMessages);
+    }
+    // maxTurns reached without an answer: the runner records the episode as 'max-turns'.
+  }
+
+  private requestBody(conversation: ChatMessage[], tools: OpenAIFunctionTool[], input: AgentRunInput): Record<string, unknown> {
+    const body: Record<string, unknown> = { ...this.samplingArgs, model: this.model, messages: conversation };
+    // Some servers reject an empty tools array, so a tool-less environment sends none.
+    if (tools.length > 0) body['tools'] = tools;
+    // Distinct seeds per rollout of a group, or GRPO would sample the same completion n times.
+    if (this.samplingArgs.seed === undefined && input.seed !== undefined) body['seed'] = input.seed + input.rolloutIndex;
+    return body;
+  }
+}
+
+interface OpenAIFunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+function functionTool(tool: ToolInfo): OpenAIFunctionTool {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
+}

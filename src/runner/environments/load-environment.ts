@@ -1,0 +1,34 @@
+/**
+ * Finds an environment by built-in name, or loads a user's module (TypeScript under tsx, or JavaScript) whose
+ * default export was made with defineEnvironment. The export is re-validated here, because a module can
+ * export anything and the runner should fail at load time with a message, not halfway through a run.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CorralError } from '../../core/errors.js';
+import { defineEnvironment, type Environment, type EnvironmentInput } from '../env/environment.js';
+
+export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly<Record<string, () => Environment>>): Promise<Environment> {
+  const builtIn = Object.hasOwn(builtIns, nameOrPath) ? builtIns[nameOrPath] : undefined;
+  if (builtIn !== undefined) return builtIn();
+  const path = resolve(nameOrPath);
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    throw new CorralError('ENV_ERR_NOT_FOUND', `no environment "${nameOrPath}": not a built-in (${Object.keys(builtIns).join(', ')}) and no module file at ${path}`, { details: { nameOrPath, path } });
+  }
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} failed to load: ${(error as Error).message}`, { cause: error, details: { path } });
+  }
+  const candidate = module.default;
+  if (typeof candidate !== 'object' || candidate === null) {
+    throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} has no default export object; write \`export default defineEnvironment({...})\``, { details: { path } });
+  }
+  try {
+    return defineEnvironment(candidate as EnvironmentInput);
+  } catch (error) {
+    throw new CorralError('ENV_ERR_INVALID_MODULE', `the default export of ${path} is not a valid Environment: ${(error as Error).message}`, { cause: error, details: { path } });
+  }
+}

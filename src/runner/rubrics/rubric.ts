@@ -1,0 +1,40 @@
+/**
+ * A rubric is a list of weighted functions of (example, trajectory, tools) -> number. Reward is the weighted sum;
+ * weight 0 records a metric without rewarding it. A rubric function that throws marks the rollout errored
+ * (boundary 'rubric'), never scored 0.
+ */
+import type { Example } from '../env/environment.js';
+import type { ToolAccess } from '../env/tool-access.js';
+import type { Trajectory } from '../trajectory/trajectory.js';
+
+export interface RubricInput {
+  example: Example;
+  trajectory: Trajectory;
+  /** The rollout's own tools (same sandbox), e.g. to run tests where the agent worked. */
+  tools: ToolAccess;
+  abortSignal?: AbortSignal;
+}
+
+export interface RubricFunction {
+  name: string;
+  weight: number;
+  score(input: RubricInput): Promise<number> | number;
+}
+
+export type Rubric = readonly RubricFunction[];
+
+export interface RubricScore {
+  reward: number;
+  metrics: Record<string, number>;
+}
+
+export async function scoreRubric(rubric: Rubric, input: RubricInput): Promise<RubricScore> {
+  const metrics: Record<string, number> = {};
+  let reward = 0;
+  for (const item of rubric) {
+    const value = await item.score(input);
+    metrics[item.name] = value;
+    reward += item.weight * value;
+  }
+  return { reward, metrics };
+}

@@ -1,0 +1,31 @@
+/**
+ * Where a code rollout's solution is: the file the agent wrote (read through the rollout's own tools), else
+ * the last fenced code block of its final answer.
+ */
+import type { ToolAccess } from '../env/tool-access.js';
+import { stringField } from '../environments/tool-outcome-fields.js';
+
+export interface SolutionSource {
+  code: string;
+  from: 'file' | 'answer';
+}
+
+/** The last ```python block, else the last fenced block of any language; null when there is none. */
+export function lastCodeBlock(text: string | null): string | null {
+  if (text === null) return null;
+  const blocks = [...text.matchAll(/```([\w+-]*)[^\n]*\n([\s\S]*?)```/g)].map((match) => ({ language: (match[1] ?? '').toLowerCase(), code: match[2] ?? '' }));
+  const python = blocks.filter((block) => block.language === 'python' || block.language === 'py' || block.language === 'python3');
+  const chosen = (python.length > 0 ? python : blocks).at(-1);
+  return chosen && chosen.code.trim() !== '' ? chosen.code : null;
+}
+
+export async function findSolution(tools: ToolAccess, path: string, finalAnswer: string | null, abortSignal?: AbortSignal): Promise<SolutionSource | null> {
+  // read_file's structuredContent spelling is not fixed across servers; its text is the file itself.
+  const outcome = await tools.call('read_file', { path }, { abortSignal });
+  if (!outcome.isError) {
+    const code = stringField(outcome.structuredContent, ['content', 'text', 'contents']) ?? outcome.text;
+    if (code.trim() !== '') return { code, from: 'file' };
+  }
+  const fromAnswer = lastCodeBlock(finalAnswer);
+  return fromAnswer === null ? null : { code: fromAnswer, from: 'answer' };
+}

@@ -1,0 +1,95 @@
+/**
+ * Runs every (example, rollout index) with bounded concurrency. One rollout's failure never cancels another;
+ * only transient sandbox/runner failures are retried (model retries happen inside the agent). A group (the r
+ * rollouts of one example) is emitted whole, with GRPO-style mean/std/advantage, once all its rollouts finish;
+ * cancelled rollouts are not emitted, so --resume redoes them.
+ */
+import PQueue from 'p-queue';
+import type { Agent } from '../agents/agent.js';
+import type { Environment, Example } from '../env/environment.js';
+import type { ToolSessionFactory } from '../env/tool-session.js';
+import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
+import { groupStats } from './group-stats.js';
+import { runRollout } from './run-rollout.js';
+
+export interface EvaluationProgress {
+  done: number;
+  total: number;
+  errored: number;
+  rewardSum: number;
+  scored: number;
+}
+
+export interface EvaluationOptions {
+  environment: Environment;
+  agent: Agent;
+  tools: ToolSessionFactory;
+  examples: readonly Example[];
+  rolloutsPerExample: number;
+  concurrency: number;
+  abortSignal: AbortSignal;
+  /** Keys `exampleId#rolloutIndex` already done (resume). */
+  skip?: ReadonlySet<string>;
+  /** Attempts per rollout for transient sandbox/runner failures (default 3). */
+  maxAttempts?: number;
+  seed?: number;
+  onGroup: (records: ResultRecord[]) => void;
+  onProgress?: (progress: EvaluationProgress) => void;
+}
+
+const RETRYABLE_BOUNDARIES = new Set(['sandbox', 'runner', 'tool']);
+
+export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationProgress> {
+  const skip = options.skip ?? new Set<string>();
+  const queue = new PQueue({ concurrency: options.concurrency });
+  const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
+  const onAbort = () => queue.clear();
+  options.abortSignal.addEventListener('abort', onAbort, { once: true });
+
+  const groups = options.examples.map((example) => {
+    const indices = Array.from({ length: options.rolloutsPerExample }, (_, index) => index).filter((index) => !skip.has(resultKey(example.id, index)));
+    progress.total += indices.length;
+    return { example, indices, records: [] as ResultRecord[] };
+  });
+
+  const tasks = groups.flatMap((group) =>
+    group.indices.map((rolloutIndex) =>
+      queue.add(async () => {
+        if (options.abortSignal.aborted) return;
+        const record = await runWithRetries(options, group.example, rolloutIndex);
+        if (record.error?.code === 'RUNNER_ERR_CANCELLED') return;
+        group.records.push(record);
+        progress.done++;
+        if (record.error) progress.errored++;
+        else if (record.reward !== null) {
+          progress.rewardSum += record.reward;
+          progress.scored++;
+        }
+        options.onProgress?.({ ...progress });
+        if (group.records.length === group.indices.length) options.onGroup(withGroupStats(group.records));
+      }),
+    ),
+  );
+  await Promise.allSettled(tasks);
+  options.abortSignal.removeEventListener('abort', onAbort);
+  return progress;
+}
+
+async function runWithRetries(options: EvaluationOptions, example: Example, rolloutIndex: number): Promise<ResultRecord> {
+  const maxAttempts = options.maxAttempts ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    const record = await runRollout({ environment: options.environment, agent: options.agent, tools: options.tools, example, rolloutIndex, abortSignal: options.abortSignal, seed: options.seed });
+    record.attempts = attempt;
+    const retry = record.error?.transient && RETRYABLE_BOUNDARIES.has(record.error.boundary) && attempt < maxAttempts && !options.abortSignal.aborted;
+    if (!retry) return record;
+    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+  }
+}
+
+function withGroupStats(records: ResultRecord[]): ResultRecord[] {
+  const scored = records.filter((record) => record.reward !== null).map((record) => record.reward!);
+  const stats = groupStats(scored);
+  return records
+    .sort((a, b) => a.rollout_index - b.rollout_index)
+    .map((record) => ({ ...record, group: { ...stats, advantage: record.reward === null ? null : record.reward - stats.mean } }));
+}

@@ -1,0 +1,35 @@
+/**
+ * One line of results.jsonl, in the layout verifiers' vf-eval writes (example_id, prompt, completion, answer,
+ * task, info, reward, one key per metric) plus corral's own fields (timings, error, tokens, group statistics).
+ */
+import type { ChatMessage, TurnTokens } from './messages.js';
+import type { RolloutFailure, ToolCallTiming, TrajectoryEvent } from './trajectory.js';
+import { TRAJECTORY_VERSION } from './trajectory.js';
+
+export interface ResultRecord {
+  version: typeof TRAJECTORY_VERSION;
+  example_id: string;
+  rollout_index: number;
+  task: string;
+  prompt: ChatMessage[];
+  completion: ChatMessage[];
+  /** Gold answer from the dataset. */
+  answer: unknown;
+  /** The agent's final answer text. */
+  final_answer: string | null;
+  info: Record<string, unknown>;
+  /** Weighted sum of the rubric; null when the rollout errored (errored is never scored 0). */
+  reward: number | null;
+  metrics: Record<string, number>;
+  group: { mean: number; std: number; size: number; advantage: number | null } | null;
+  error: RolloutFailure | null;
+  turns: number;
+  timing: { generation_ms: number; scoring_ms: number; total_ms: number; tool_calls: ToolCallTiming[] };
+  events: TrajectoryEvent[];
+  tokens: TurnTokens[] | null;
+  attempts: number;
+  /** Metric values are also spread as top-level keys, as vf-eval writes them. */
+  [metric: string]: unknown;
+}
+
+export const resultKey = (exampleId: string, rolloutIndex: number) => `${exampleId}#${rolloutIndex}`;

@@ -1,0 +1,70 @@
+/**
+ * Appends results.jsonl one whole line per write(2) on an O_APPEND descriptor, so a crash leaves at most one torn
+ * trailing line, which opening for resume cuts off. metadata.json is replaced atomically (write then rename).
+ */
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ResultRecord, resultKey } from './result-record.js';
+
+export class ResultsWriter {
+  private constructor(
+    readonly directory: string,
+    private readonly descriptor: number,
+    /** Keys (`exampleId#rolloutIndex`) already in the file. */
+    readonly completed: ReadonlySet<string>,
+    readonly existing: readonly ResultRecord[],
+  ) {}
+
+  static open(directory: string): ResultsWriter {
+    mkdirSync(directory, { recursive: true });
+    const path = join(directory, 'results.jsonl');
+    const existing = existsSync(path) ? readWholeLines(path) : [];
+    const descriptor = openSync(path, 'a');
+    return new ResultsWriter(directory, descriptor, new Set(existing.map((record) => resultKey(record.example_id, record.rollout_index))), existing);
+  }
+
+  append(records: readonly ResultRecord[]): void {
+    for (const record of records) writeSync(this.descriptor, `${JSON.stringify(record)}\n`);
+  }
+
+  writeMetadata(metadata: Record<string, unknown>): void {
+    const path = join(this.directory, 'metadata.json');
+    writeFileSync(`${path}.tmp`, `${JSON.stringify(metadata, null, 2)}\n`);
+    renameSync(`${path}.tmp`, path);
+  }
+
+  readMetadata(): Record<string, unknown> | null {
+    const path = join(this.directory, 'metadata.json');
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : null;
+  }
+
+  close(): void {
+    closeSync(this.descriptor);
+  }
+}
+
+/** Parses every complete line; truncates the file after the last good line (a line torn by a crash). */
+function readWholeLines(path: string): ResultRecord[] {
+  const text = readFileSync(path, 'utf8');
+  const records: ResultRecord[] = [];
+  let goodBytes = 0;
+  let offset = 0;
+  for (;;) {
+    const end = text.indexOf('\n', offset);
+    if (end < 0) break;
+    const line = text.slice(offset, end);
+    try {
+      if (line.trim()) records.push(JSON.parse(line) as ResultRecord);
+    } catch {
+      break;
+    }
+    offset = end + 1;
+    goodBytes += Buffer.byteLength(line) + 1;
+  }
+  if (goodBytes < Buffer.byteLength(text)) {
+    const descriptor = openSync(path, 'r+');
+    ftruncateSync(descriptor, goodBytes);
+    closeSync(descriptor);
+  }
+  return records;
+}

@@ -1,0 +1,100 @@
+/** Builds a Trajectory as an agent works: messages, events, per-call timings, token data, and the one failure. */
+import type { ToolAccess, ToolOutcome } from '../env/tool-access.js';
+import type { ChatMessage, ToolCallRequest, TurnTokens } from './messages.js';
+import type { RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
+
+export class TrajectoryRecorder {
+  private readonly trajectory: Trajectory = { completion: [], answer: null, events: [], toolCalls: [], turns: 0, tokens: [], failure: null };
+  private readonly startedAt = performance.now();
+
+  constructor() {
+    this.event({ type: 'episode-start' });
+  }
+
+  /** Milliseconds since the episode started. */
+  now(): number {
+    return Math.round((performance.now() - this.startedAt) * 1000) / 1000;
+  }
+
+  event(event: DistributiveOmit<TrajectoryEvent, 'atMs'>): void {
+    this.trajectory.events.push({ ...event, atMs: this.now() } as TrajectoryEvent);
+  }
+
+  startTurn(): number {
+    this.trajectory.turns++;
+    this.event({ type: 'step-start', turn: this.trajectory.turns });
+    return this.trajectory.turns;
+  }
+
+  message(message: ChatMessage): void {
+    this.trajectory.completion.push(message);
+  }
+
+  tokens(tokens: TurnTokens): void {
+    this.trajectory.tokens.push(tokens);
+  }
+
+  answer(text: string): void {
+    this.trajectory.answer = text;
+  }
+
+  /** The first failure wins: a rollout is blamed on one boundary. */
+  fail(failure: RolloutFailure): void {
+    this.trajectory.failure ??= failure;
+  }
+
+  get failure(): RolloutFailure | null {
+    return this.trajectory.failure;
+  }
+
+  get turns(): number {
+    return this.trajectory.turns;
+  }
+
+  /**
+   * Calls one tool for a model's tool call, records timing and events, appends the tool message and returns the
+   * outcome. Malformed arguments become a readable isError result; infrastructure faults propagate.
+   */
+  async callTool(tools: ToolAccess, call: ToolCallRequest, turn: number, abortSignal?: AbortSignal): Promise<ToolOutcome> {
+    const startedAt = performance.now();
+    this.event({ type: 'tool-call', turn, callId: call.id, name: call.function.name });
+    let outcome: ToolOutcome;
+    try {
+      const args = parseArguments(call.function.arguments);
+      outcome = typeof args === 'string' ? { text: args, isError: true } : await tools.call(call.function.name, args, { abortSignal });
+    } catch (error) {
+      const durationMs = performance.now() - startedAt;
+      const code = (error as { code?: unknown }).code;
+      this.event({ type: 'tool-error', callId: call.id, durationMs, code: typeof code === 'string' ? code : 'TOOL_ERR_UNKNOWN', message: (error as Error).message });
+      this.trajectory.toolCalls.push({ callId: call.id, name: call.function.name, turn, durationMs, isError: true });
+      throw error;
+    }
+    const durationMs = performance.now() - startedAt;
+    this.event({ type: 'tool-result', callId: call.id, durationMs, isError: outcome.isError });
+    this.trajectory.toolCalls.push({ callId: call.id, name: call.function.name, turn, durationMs, isError: outcome.isError });
+    this.message({ role: 'tool', tool_call_id: call.id, content: outcome.text });
+    return outcome;
+  }
+
+  finish(reason: 'answered' | 'max-turns' | 'errored' | 'cancelled'): Trajectory {
+    this.event({ type: 'episode-end', reason });
+    return this.trajectory;
+  }
+
+  snapshot(): Trajectory {
+    return this.trajectory;
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Returns the parsed object, or a message for the model explaining why the arguments are unusable. */
+function parseArguments(text: string): Record<string, unknown> | string {
+  try {
+    const value: unknown = JSON.parse(text || '{}');
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    return `Error: tool arguments must be a JSON object, got ${JSON.stringify(value)}`;
+  } catch (error) {
+    return `Error: tool arguments are not valid JSON (${(error as Error).message}). Send a JSON object matching the tool's input schema.`;
+  }
+}

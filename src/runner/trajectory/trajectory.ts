@@ -1,0 +1,48 @@
+/**
+ * What one rollout produced. Events use one noun-verb vocabulary; failures are recorded once, blamed on one
+ * boundary. Versioned because trajectories cross process boundaries (results.jsonl, the rollout API).
+ */
+import type { ChatMessage, TurnTokens } from './messages.js';
+
+export const TRAJECTORY_VERSION = 1 as const;
+
+export type FailureBoundary = 'model' | 'tool' | 'sandbox' | 'rubric' | 'runner';
+
+export interface RolloutFailure {
+  boundary: FailureBoundary;
+  /** Stable code, e.g. POOL_ERR_ACQUIRE_TIMEOUT, MODEL_ERR_HTTP_500. */
+  code: string;
+  message: string;
+  transient: boolean;
+}
+
+export type TrajectoryEvent =
+  | { type: 'episode-start'; atMs: number }
+  | { type: 'step-start'; atMs: number; turn: number }
+  | { type: 'model-response'; atMs: number; turn: number; durationMs: number }
+  | { type: 'tool-call'; atMs: number; turn: number; callId: string; name: string }
+  | { type: 'tool-result'; atMs: number; callId: string; durationMs: number; isError: boolean }
+  | { type: 'tool-error'; atMs: number; callId: string; durationMs: number; code: string; message: string }
+  | { type: 'score'; atMs: number; durationMs: number; reward: number }
+  | { type: 'episode-end'; atMs: number; reason: 'answered' | 'max-turns' | 'errored' | 'cancelled' };
+
+export interface ToolCallTiming {
+  callId: string;
+  name: string;
+  turn: number;
+  durationMs: number;
+  isError: boolean;
+}
+
+export interface Trajectory {
+  /** The messages the agent produced after the prompt (assistant turns, tool results). */
+  completion: ChatMessage[];
+  /** The final answer text, when the agent gave one. */
+  answer: string | null;
+  events: TrajectoryEvent[];
+  toolCalls: ToolCallTiming[];
+  turns: number;
+  /** Per model turn, when the server returned token ids / logprobs. */
+  tokens: TurnTokens[];
+  failure: RolloutFailure | null;
+}

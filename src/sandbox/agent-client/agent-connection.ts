@@ -1,0 +1,266 @@
+/**
+ * One JSON-lines conversation with an in-sandbox agent over any pair of Node streams (a child's stdio, a
+ * demultiplexed Docker attach stream, a WebSocket adapter). Calls are multiplexed by id; each has a host-side
+ * deadline so a wedged sandbox can never hang a caller. See sandboxes/agent/PROTOCOL.md.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { CorralError } from '../../core/errors.js';
+import type { ResetReport } from '../provider.js';
+import type { SandboxSession } from '../session.js';
+import type { BackendName } from '../spec.js';
+import { AgentSession } from './agent-session.js';
+import { JsonLineSplitter } from './json-line-splitter.js';
+import { corralErrorFromWire } from './wire-errors.js';
+import { AGENT_PROTOCOL_VERSION, type AgentOp, type ReadyEvent, type WireResetResult } from './wire-protocol.js';
+
+export interface AgentConnectionOptions {
+  writable: Writable;
+  readable: Readable;
+  sandboxId: string;
+  backend: BackendName;
+  /** Workspace path as seen inside the sandbox. */
+  workspace: string;
+  /** Timeout for calls that pass none, in ms (default 60,000). */
+  defaultTimeoutMs?: number;
+}
+
+export interface AgentCallOptions {
+  abortSignal?: AbortSignal;
+  /** The op's own timeout, sent to the agent as timeoutMs; the host waits this plus HOST_MARGIN_MS. */
+  timeoutMs?: number;
+}
+
+/** Slack on top of a call's own timeout: the agent needs time to kill a process tree and report. */
+export const HOST_MARGIN_MS = 10_000;
+/** A single line larger than this is treated as a broken stream (a 32 MiB file is ~43 MiB as base64). */
+const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+interface PendingCall {
+  op: string;
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+  settle: () => void;
+}
+
+export class AgentConnection {
+  readonly session: SandboxSession;
+  readonly sandboxId: string;
+  readonly defaultTimeoutMs: number;
+  private readonly writable: Writable;
+  private readonly readable: Readable;
+  private readonly pending = new Map<number, PendingCall>();
+  private readonly closeListeners: Array<(reason: Error) => void> = [];
+  private readonly readyWaiters: Array<{ resolve: (event: ReadyEvent) => void; reject: (error: Error) => void }> = [];
+  private readyEvent: ReadyEvent | undefined;
+  private closeReason: Error | undefined;
+  private nextId = 1;
+
+  constructor(options: AgentConnectionOptions) {
+    this.writable = options.writable;
+    this.readable = options.readable;
+    this.sandboxId = options.sandboxId;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.session = new AgentSession(
+      { id: options.sandboxId, backend: options.backend, workspace: options.workspace, defaultTimeoutMs: this.defaultTimeoutMs },
+      (op, args, callOptions) => this.call(op, args, callOptions),
+    );
+    const splitter = new JsonLineSplitter(
+      (line) => this.handleLine(line),
+      (bytes) => this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line longer than ${bytes} bytes`)),
+      MAX_LINE_BYTES,
+    );
+    this.readable.on('data', (chunk: Buffer | string) => splitter.push(chunk));
+    this.readable.on('end', () => this.close(this.streamClosed('the agent stream ended')));
+    this.readable.on('close', () => this.close(this.streamClosed('the agent stream closed')));
+    this.readable.on('error', (error) => this.close(this.streamClosed(`the agent stream failed: ${error.message}`, error)));
+    this.writable.on('error', (error) => this.close(this.streamClosed(`writing to the agent failed: ${error.message}`, error)));
+  }
+
+  get closed(): boolean {
+    return this.closeReason !== undefined;
+  }
+
+  /** The agent's pid inside the sandbox, once ready. */
+  get agentPid(): number | undefined {
+    return this.readyEvent?.pid;
+  }
+
+  /** Waits for the agent's ready line. Rejects SBX_ERR_TIMEOUT, or the close reason if the stream ends first. */
+  ready(options: { timeoutMs: number; abortSignal?: AbortSignal }): Promise<ReadyEvent> {
+    if (this.readyEvent) return Promise.resolve(this.readyEvent);
+    if (this.closeReason) return Promise.reject(this.closeReason);
+    return new Promise<ReadyEvent>((resolve, reject) => {
+      const waiter = {
+        resolve: (event: ReadyEvent) => {
+          cleanup();
+          resolve(event);
+        },
+        reject: (error: Error) => {
+          cleanup();
+          reject(error);
+        },
+      };
+      const timer = setTimeout(
+        () => waiter.reject(new CorralError('SBX_ERR_TIMEOUT', `agent in ${this.sandboxId} was not ready within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
+      const onAbort = () => waiter.reject(new CorralError('ERR_ABORTED', 'waiting for the agent was cancelled'));
+      const cleanup = () => {
+        clearTimeout(timer);
+        options.abortSignal?.removeEventListener('abort', onAbort);
+        const index = this.readyWaiters.indexOf(waiter);
+        if (index !== -1) this.readyWaiters.splice(index, 1);
+      };
+      if (options.abortSignal?.aborted) return onAbort();
+      options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+      this.readyWaiters.push(waiter);
+    });
+  }
+
+  async ping(options: AgentCallOptions = {}): Promise<{ pid: number; uptimeMs: number }> {
+    const result = await this.call('ping', {}, { timeoutMs: 5_000, ...options });
+    return { pid: Number(result.pid), uptimeMs: Number(result.uptimeMs) };
+  }
+
+  /** Kills every process, wipes the workspace and /tmp, restarts the REPL, and reports what the check found. */
+  async reset(options: AgentCallOptions = {}): Promise<ResetReport> {
+    const result = (await this.call('reset', {}, { timeoutMs: 30_000, ...options })) as unknown as WireResetResult;
+    return result.ok ? { ok: true, durationMs: result.durationMs } : { ok: false, durationMs: result.durationMs, leftovers: result.leftovers };
+  }
+
+  /** Moves the agent's dead-man deadline (epoch ms). */
+  async extend(deadlineMs: number, options: AgentCallOptions = {}): Promise<void> {
+    await this.call('extend', { deadlineMs }, { timeoutMs: 5_000, ...options });
+  }
+
+  /**
+   * Sends one request and resolves with its result. Rejects with the mapped CorralError, SBX_ERR_TIMEOUT when
+   * the host-side deadline passes, ERR_ABORTED on abort (the agent is asked to cancel), SBX_ERR_CLOSED when closed.
+   */
+  call(op: AgentOp, args: Record<string, unknown>, options: AgentCallOptions = {}): Promise<Record<string, unknown>> {
+    if (this.closeReason) return Promise.reject(this.closedError());
+    if (options.abortSignal?.aborted) return Promise.reject(new CorralError('ERR_ABORTED', `${op} was cancelled`));
+    const id = this.nextId++;
+    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const abortSignal = options.abortSignal;
+      const onAbort = () => {
+        entry.settle();
+        this.sendCancel(id);
+        reject(new CorralError('ERR_ABORTED', `${op} was cancelled`, { cause: abortSignal?.reason }));
+      };
+      const timer = setTimeout(() => {
+        entry.settle();
+        this.sendCancel(id);
+        const message = `${op}: the agent in ${this.sandboxId} did not answer within ${timeoutMs + HOST_MARGIN_MS} ms`;
+        reject(new CorralError('SBX_ERR_TIMEOUT', message, { details: { op, sandboxId: this.sandboxId } }));
+      }, timeoutMs + HOST_MARGIN_MS);
+      const entry: PendingCall = {
+        op,
+        resolve,
+        reject,
+        settle: () => {
+          clearTimeout(timer);
+          abortSignal?.removeEventListener('abort', onAbort);
+          this.pending.delete(id);
+        },
+      };
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, entry);
+      this.send({ id, op, timeoutMs, ...args });
+    });
+  }
+
+  /** Stops the conversation: pending calls reject (SBX_ERR_CLOSED unless the reason is a CorralError), stdin ends. */
+  close(reason?: Error): void {
+    if (this.closeReason) return;
+    const closeReason = reason ?? new CorralError('SBX_ERR_CLOSED', `connection to ${this.sandboxId} was closed`);
+    this.closeReason = closeReason;
+    const callError = CorralError.isInstance(closeReason) ? closeReason : this.closedError();
+    for (const entry of [...this.pending.values()]) {
+      entry.settle();
+      entry.reject(callError);
+    }
+    for (const waiter of [...this.readyWaiters]) waiter.reject(callError);
+    if (!this.writable.destroyed && !this.writable.writableEnded) this.writable.end(); // stdin EOF: the agent exits
+    for (const listener of this.closeListeners.splice(0)) listener(closeReason);
+  }
+
+  /** Called once when the connection closes for any reason (right away if it already has). */
+  onClose(listener: (reason: Error) => void): void {
+    if (this.closeReason) {
+      const reason = this.closeReason;
+      queueMicrotask(() => listener(reason));
+      return;
+    }
+    this.closeListeners.push(listener);
+  }
+
+  private send(message: Record<string, unknown>): void {
+    if (this.writable.destroyed || this.writable.writableEnded) {
+      this.close(this.streamClosed('the agent stream is not writable'));
+      return;
+    }
+    this.writable.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private sendCancel(targetId: number): void {
+    if (this.closeReason) return;
+    // Fire and forget: the response (or its absence) changes nothing for the caller that gave up.
+    this.call('cancel', { targetId }, { timeoutMs: 5_000 }).catch(() => undefined);
+  }
+
+  private handleLine(line: string): void {
+    if (this.closeReason || line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line that is not JSON: ${line.slice(0, 200)}`, { details: { sandboxId: this.sandboxId } }));
+      return;
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line that is not a JSON object: ${line.slice(0, 200)}`));
+      return;
+    }
+    const record = message as Record<string, unknown>;
+    if (record.event === 'ready') return this.handleReady(record);
+    if (typeof record.id !== 'number') {
+      const detail = typeof record.error === 'object' ? JSON.stringify(record.error) : line.slice(0, 200);
+      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a message without a request id: ${detail}`));
+      return;
+    }
+    const entry = this.pending.get(record.id);
+    if (!entry) return; // a late answer to a call that already timed out or was cancelled
+    entry.settle();
+    if (record.ok === true && typeof record.result === 'object' && record.result !== null) {
+      entry.resolve(record.result as Record<string, unknown>);
+    } else if (record.ok === false && typeof record.error === 'object' && record.error !== null) {
+      const wire = record.error as { code?: unknown; message?: unknown };
+      entry.reject(corralErrorFromWire({ code: String(wire.code), message: String(wire.message) }, { op: entry.op, sandboxId: this.sandboxId }));
+    } else {
+      const error = new CorralError('SBX_ERR_PROTOCOL', `agent sent a malformed response to ${entry.op}: ${line.slice(0, 200)}`);
+      entry.reject(error);
+      this.close(error);
+    }
+  }
+
+  private handleReady(record: Record<string, unknown>): void {
+    if (record.version !== AGENT_PROTOCOL_VERSION) {
+      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent speaks protocol version ${String(record.version)}, expected ${AGENT_PROTOCOL_VERSION}`));
+      return;
+    }
+    this.readyEvent = { event: 'ready', version: AGENT_PROTOCOL_VERSION, pid: Number(record.pid) };
+    for (const waiter of [...this.readyWaiters]) waiter.resolve(this.readyEvent);
+  }
+
+  private streamClosed(message: string, cause?: unknown): CorralError {
+    return new CorralError('SBX_ERR_CLOSED', `${this.sandboxId}: ${message}`, { cause, details: { sandboxId: this.sandboxId } });
+  }
+
+  private closedError(): CorralError {
+    const reason = this.closeReason;
+    if (CorralError.hasCode(reason, 'SBX_ERR_CLOSED')) return reason;
+    return new CorralError('SBX_ERR_CLOSED', `${this.sandboxId} is closed${reason ? `: ${reason.message}` : ''}`, { cause: reason });
+  }
+}

@@ -1,0 +1,137 @@
+import type Docker from 'dockerode';
+import { sleep } from '../../core/abort.js';
+import { CorralError } from '../../core/errors.js';
+import type { AgentConnection } from '../agent-client/agent-connection.js';
+import type { ResetReport, SandboxHandle } from '../provider.js';
+import type { SandboxSession } from '../session.js';
+import type { ContainerAttachment } from './container-attachment.js';
+import type { ContainerExit, ContainerExitWatch } from './container-exit-watch.js';
+import { errorMessage, isGoneOrGoing } from './docker-errors.js';
+
+/** How long to wait for the exit code after the attach stream drops, before calling it a plain close. */
+const EXIT_CODE_GRACE_MS = 2_000;
+const SIGKILL_STATUS = 137;
+
+export interface DockerSandboxParts {
+  docker: Docker;
+  containerId: string;
+  sandboxId: string;
+  connection: AgentConnection;
+  attachment: ContainerAttachment;
+  exitWatch: ContainerExitWatch;
+}
+
+/**
+ * One container running the agent. It notices its own death through two signals: the attach stream
+ * dropping (fast) and the wait long-poll (gives the exit code). Pending calls then fail with
+ * SBX_ERR_KILLED for a SIGKILL (OOM, pids, `docker kill`) and SBX_ERR_CLOSED otherwise.
+ */
+export class DockerSandboxHandle implements SandboxHandle {
+  readonly containerId: string;
+  private closeReason: Error | undefined;
+  private destroyRequested = false;
+  private removal: Promise<void> | undefined;
+  private readonly listeners: Array<(reason: Error) => void> = [];
+
+  constructor(private readonly parts: DockerSandboxParts) {
+    this.containerId = parts.containerId;
+    parts.attachment.disconnected.then(async () => {
+      const grace = sleep(EXIT_CODE_GRACE_MS).then((): ContainerExit => ({ statusCode: null }));
+      this.finish(await Promise.race([parts.exitWatch.exited, grace]));
+    });
+    parts.exitWatch.exited.then((exit) => {
+      // A null status means the watch broke (e.g. the provider closed its sockets), not that we died.
+      if (exit.statusCode !== null) this.finish(exit);
+    });
+    parts.connection.onClose((reason) => {
+      // The agent connection gave up on its own (protocol error, dead-man switch): the container is useless.
+      if (this.closeReason) return;
+      this.markClosed(reason);
+      void this.remove().catch(() => undefined);
+    });
+  }
+
+  get session(): SandboxSession {
+    return this.parts.connection.session;
+  }
+
+  get closed(): boolean {
+    return this.closeReason !== undefined;
+  }
+
+  /** The agent's recent stderr, for diagnostics. */
+  stderrTail(): string {
+    return this.parts.attachment.stderrLog.text();
+  }
+
+  async health(options: { abortSignal?: AbortSignal; timeoutMs?: number } = {}): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      await this.parts.connection.ping({ timeoutMs: options.timeoutMs ?? 5_000, abortSignal: options.abortSignal });
+      return !this.closed;
+    } catch {
+      return false;
+    }
+  }
+
+  reset(options: { abortSignal?: AbortSignal; timeoutMs?: number } = {}): Promise<ResetReport> {
+    if (this.closeReason) return Promise.reject(this.closeReason);
+    return this.parts.connection.reset(options);
+  }
+
+  onClose(listener: (reason: Error) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Kills and removes the container; safe to call any number of times, concurrently too. */
+  destroy(): Promise<void> {
+    this.destroyRequested = true;
+    this.finish({ statusCode: null });
+    return this.remove();
+  }
+
+  private remove(): Promise<void> {
+    this.removal ??= this.parts.docker
+      .getContainer(this.containerId)
+      .remove({ force: true })
+      .catch((error: unknown) => {
+        if (isGoneOrGoing(error)) return;
+        this.removal = undefined; // let a later destroy() retry
+        throw new CorralError('SBX_ERR_UNAVAILABLE', `could not remove container ${this.containerId}: ${errorMessage(error)}`, { cause: error });
+      });
+    return this.removal;
+  }
+
+  private finish(exit: ContainerExit): void {
+    if (this.closeReason) return;
+    const reason = this.describeEnd(exit);
+    this.markClosed(reason);
+    this.parts.connection.close(reason);
+    this.parts.attachment.endStdout();
+    this.parts.attachment.destroy();
+  }
+
+  private markClosed(reason: Error): void {
+    this.closeReason = reason;
+    if (this.destroyRequested) return; // onClose is for deaths we did not ask for
+    for (const listener of this.listeners.splice(0)) {
+      try {
+        listener(reason);
+      } catch {
+        // A listener's bug must not stop the others from hearing about the death.
+      }
+    }
+  }
+
+  private describeEnd(exit: ContainerExit): CorralError {
+    const details = { sandboxId: this.parts.sandboxId, containerId: this.containerId, exitStatus: exit.statusCode };
+    if (this.destroyRequested) return new CorralError('SBX_ERR_CLOSED', `sandbox ${this.parts.sandboxId} was destroyed`, { details });
+    const stderr = this.parts.attachment.stderrLog.text().trim().slice(-1_000);
+    const tail = stderr ? `; agent stderr: ${stderr}` : '';
+    if (exit.statusCode === SIGKILL_STATUS) {
+      return new CorralError('SBX_ERR_KILLED', `sandbox ${this.parts.sandboxId} was killed (SIGKILL: out of memory, or killed from outside)${tail}`, { details });
+    }
+    const status = exit.statusCode === null ? 'its stream closed' : `its agent exited with status ${exit.statusCode}`;
+    return new CorralError('SBX_ERR_CLOSED', `sandbox ${this.parts.sandboxId} is gone: ${status}${tail}`, { details });
+  }
+}

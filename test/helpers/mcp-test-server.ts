@@ -1,0 +1,56 @@
+/**
+ * A real corral HTTP server on an ephemeral port, backed by a real SandboxPool on the process backend,
+ * for end-to-end MCP tests. close() shuts the app (releasing every lease) and then the pool.
+ */
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config/load-config.js';
+import { buildServer } from '../../src/http/build-server.js';
+import type { PrincipalResolver } from '../../src/http/principal.js';
+import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
+import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
+import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
+import { smallWikiLookup } from './small-wiki-lookup.js';
+
+export interface TestServerOptions {
+  token?: string;
+  idleTtlMs?: number;
+  bodyLimitBytes?: number;
+  resolvePrincipal?: PrincipalResolver;
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  pool: SandboxPool;
+  /** e.g. http://127.0.0.1:41234 */
+  baseUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const flags: Record<string, unknown> = { host: '127.0.0.1', port: 0, backend: 'process' };
+  if (options.token) flags.token = options.token;
+  if (options.idleTtlMs) flags.idleTtlMs = options.idleTtlMs;
+  const config = loadConfig({ env: {}, flags });
+  const effective = options.bodyLimitBytes ? { ...config, server: { ...config.server, bodyLimitBytes: options.bodyLimitBytes } } : config;
+  const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
+  const app = buildServer(effective, {
+    environments: buildEnvironmentCatalog({ wiki: smallWikiLookup() }),
+    sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
+    pool,
+    ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    pool,
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    close: async () => {
+      await app.close();
+      await pool.close();
+    },
+  };
+}

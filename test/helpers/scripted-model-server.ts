@@ -1,0 +1,174 @@
+/**
+ * A real HTTP server speaking OpenAI chat-completions (non-streaming) that answers from a script, so agents are
+ * tested over the same wire as vLLM or OpenAI without a model. It records every request body, can fail with any
+ * HTTP status, stall past a client's timeout, send a malformed body, and attach vLLM-style token data. It does no
+ * per-request work beyond parsing and serialising JSON, so throughput benchmarks can put ~1000 rollouts on it.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatMessage } from '../../src/runner/trajectory/messages.js';
+
+/** vLLM's shapes: top-level prompt_token_ids, choices[0].token_ids, choices[0].logprobs.content[].logprob. */
+export interface ReplyTokens {
+  promptTokenIds?: number[];
+  completionTokenIds?: number[];
+  logprobs?: number[];
+}
+
+export interface ScriptedToolCall {
+  /** Default: call_<callIndex>_<position>. */
+  id?: string;
+  name: string;
+  /** A string is sent as is (so it can be malformed JSON); an object is serialised. */
+  arguments: string | Record<string, unknown>;
+}
+
+/** Every kind may wait `delayMs` first (cancelled if the client goes away), e.g. to outlast a client timeout. */
+export type ModelReply = { delayMs?: number } & (
+  | { kind: 'tool-calls'; toolCalls: ScriptedToolCall[]; content?: string | null; tokens?: ReplyTokens }
+  | { kind: 'text'; content: string; finishReason?: string; tokens?: ReplyTokens }
+  /** `flat: true` answers as SGLang and older vLLM do: {object: 'error', message, type, code} instead of {error: {...}}. */
+  | { kind: 'http-error'; status: number; message?: string; headers?: Record<string, string>; flat?: boolean }
+  | { kind: 'malformed'; body: string; contentType?: string }
+);
+
+export interface ChatCompletionRequestBody {
+  model: string;
+  messages: ChatMessage[];
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
+  [field: string]: unknown;
+}
+
+export interface RecordedRequest {
+  body: ChatCompletionRequestBody;
+  headers: IncomingHttpHeaders;
+  /** performance.now() when the request body had arrived. */
+  receivedAtMs: number;
+}
+
+/** callIndex counts requests across the whole server (0, 1, ...), in arrival order. */
+export type ModelScript = (request: ChatCompletionRequestBody, callIndex: number) => ModelReply | Promise<ModelReply>;
+
+export interface ScriptedModelServer {
+  /** Ends in /v1, as OpenAI-compatible clients expect. */
+  baseURL: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startScriptedModelServer(script: ModelScript, options: { recordRequests?: boolean } = {}): Promise<ScriptedModelServer> {
+  const recordRequests = options.recordRequests ?? true;
+  const requests: RecordedRequest[] = [];
+  const pendingTimers = new Set<NodeJS.Timeout>();
+  let callIndex = 0;
+
+  const server = createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (request, response) => {
+    void handle(request, response).catch((error: unknown) => sendJson(response, 500, { error: { message: `scripted model server: ${(error as Error).message}` } }));
+  });
+  // Benchmarks hold ~1000 requests in flight on kept-alive connections: no per-socket request cap, a deep backlog.
+  server.maxRequestsPerSocket = 0;
+  server.headersTimeout = 60_000;
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+    let body: ChatCompletionRequestBody;
+    try {
+      body = JSON.parse(await readBody(request)) as ChatCompletionRequestBody;
+    } catch {
+      return sendJson(response, 400, { error: { message: 'request body is not JSON' } });
+    }
+    const index = callIndex++;
+    if (recordRequests) requests.push({ body, headers: request.headers, receivedAtMs: performance.now() });
+    const reply = await script(body, index);
+    if (reply.delayMs && !(await wait(reply.delayMs, response))) return;
+    if (reply.kind === 'http-error') {
+      const error = { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted', code: reply.status };
+      return sendJson(response, reply.status, reply.flat ? { object: 'error', ...error } : { error }, reply.headers);
+    }
+    if (reply.kind === 'malformed') {
+      response.writeHead(200, { 'content-type': reply.contentType ?? 'application/json' });
+      return void response.end(reply.body);
+    }
+    sendJson(response, 200, completionBody(body, index, reply));
+  }
+
+  /** Resolves false when the client went away first (timeout, abort): then there is no one to answer. */
+  function wait(ms: number, response: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        pendingTimers.delete(timer);
+        response.off('close', onClose);
+        resolve(!response.destroyed);
+      }, ms);
+      const onClose = () => {
+        clearTimeout(timer);
+        pendingTimers.delete(timer);
+        resolve(false);
+      };
+      pendingTimers.add(timer);
+      response.once('close', onClose);
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0, backlog: 4096 }, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    async close() {
+      for (const timer of pendingTimers) clearTimeout(timer);
+      pendingTimers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function completionBody(request: ChatCompletionRequestBody, index: number, reply: Extract<ModelReply, { kind: 'tool-calls' | 'text' }>): Record<string, unknown> {
+  const message =
+    reply.kind === 'text'
+      ? { role: 'assistant', content: reply.content }
+      : {
+          role: 'assistant',
+          content: reply.content ?? null,
+          tool_calls: reply.toolCalls.map((call, position) => ({
+            id: call.id ?? `call_${index}_${position}`,
+            type: 'function',
+            function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+          })),
+        };
+  const tokens = reply.tokens;
+  const choice: Record<string, unknown> = { index: 0, message, finish_reason: reply.kind === 'text' ? (reply.finishReason ?? 'stop') : 'tool_calls' };
+  if (tokens?.logprobs) choice['logprobs'] = { content: tokens.logprobs.map((logprob, position) => ({ token: `t${position}`, logprob, bytes: null, top_logprobs: [] })) };
+  if (tokens?.completionTokenIds) choice['token_ids'] = tokens.completionTokenIds;
+  const completionTokens = tokens?.completionTokenIds?.length ?? 1;
+  const promptTokens = tokens?.promptTokenIds?.length ?? request.messages.length;
+  return {
+    id: `chatcmpl-${index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    choices: [choice],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    ...(tokens?.promptTokenIds ? { prompt_token_ids: tokens.promptTokenIds } : {}),
+  };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (response.headersSent || response.destroyed) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
