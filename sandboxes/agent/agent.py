@@ -17,7 +17,7 @@ from dead_man import DeadManSwitch
 from exec_op import ExecRunner
 from file_ops import FileOps
 from file_search import FileSearch
-from process_control import LiveGroups, kill_processes, sandbox_processes
+from process_control import LiveGroups, become_subreaper, kill_processes, sandbox_processes
 from repl_host import ReplHost
 from sandbox_reset import reset_sandbox
 from wire import INTERNAL, INVALID_ARGUMENT, UNSUPPORTED, AgentError, LineWriter, require
@@ -180,6 +180,8 @@ def main():
             handle.write("-1000")  # works only with CAP_SYS_RESOURCE; children get +1000 either way
     except OSError:
         pass
+    if options.process_scope == "descendants":
+        become_subreaper()
     agent = Agent(options, LineWriter(protocol_out))
     agent.serve(os.fdopen(protocol_in, "rb", buffering=1 << 16))
 

@@ -114,20 +114,29 @@ class ExecRunner:
         raise_oom_score(process.pid)
         if in_write is not None:
             _feed_stdin(in_write, stdin.encode("utf-8", "surrogatepass"))
-        exit_fd, close_notifier = exit_notifier(process)
         pump = OutputPump({"stdout": out_read, "stderr": err_read}, max_chars)
+        try:
+            exit_fd, close_notifier = exit_notifier(process)
+        except BaseException:  # e.g. no thread for the fallback waiter: do not leave the command running
+            signal_group(pgid, signal.SIGKILL)
+            process.wait()
+            pump.close()
+            self.groups.discard(pgid)
+            raise
         call.on_cancel(lambda: signal_group(pgid, signal.SIGKILL))
         try:
             timed_out = pump.wait([exit_fd], started + timeout_s) is None
             if timed_out:
                 signal_group(pgid, signal.SIGTERM)
                 pump.wait([exit_fd], time.monotonic() + TERM_GRACE_S)
-                kill_group_until_gone(pgid)  # unconditional: group members may ignore SIGTERM
+                signal_group(pgid, signal.SIGKILL)  # unconditional: group members may ignore SIGTERM
                 pump.wait([exit_fd], time.monotonic() + KILL_WAIT_S)
             try:
                 returncode = process.wait(timeout=KILL_WAIT_S)
             except subprocess.TimeoutExpired:
                 returncode = None
+            if timed_out:
+                kill_group_until_gone(pgid)  # the leader is reaped now, so only stragglers keep the group alive
             if not pump.drain(time.monotonic() + PIPE_LINGER_S):
                 kill_group_until_gone(pgid)
                 pump.drain(time.monotonic() + 1.0)

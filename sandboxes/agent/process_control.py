@@ -135,6 +135,10 @@ class LiveGroups:
         with self.lock:
             self.groups.discard(pgid)
 
+    def snapshot(self):
+        with self.lock:
+            return set(self.groups)
+
     def kill_all(self):
         with self.lock:
             groups = list(self.groups)
@@ -149,3 +153,25 @@ def kill_group_until_gone(pgid, timeout_s=1.0):
     while signal_group(pgid, signal.SIGKILL) and time.monotonic() < deadline:
         time.sleep(delay)  # orphans are reaped by PID 1 asynchronously; the group vanishes once they are
         delay = min(delay * 2, 0.02)
+
+
+def become_subreaper():
+    """Makes orphaned descendants re-parent to the agent instead of the host's init, so an unsandboxed agent can
+    still find (and kill) a `(daemon &)` its commands left behind. Linux only; False when unavailable."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except Exception:
+        return False
+
+
+def reap_orphans(tracked_pids):
+    """Reaps zombie children the agent inherited as a subreaper; children owned by a Popen object are left alone."""
+    me = os.getpid()
+    for info in read_process_table():
+        if info.ppid == me and info.state == "Z" and info.pid not in tracked_pids:
+            try:
+                os.waitpid(info.pid, os.WNOHANG)
+            except ChildProcessError:
+                pass

@@ -3,7 +3,7 @@ import os
 import shutil
 import time
 
-from process_control import kill_processes, sandbox_processes
+from process_control import kill_processes, reap_orphans, sandbox_processes
 
 KILL_ROUNDS = 50
 
@@ -56,6 +56,8 @@ def reset_sandbox(agent):
         agent.repl.stop()
         agent.groups.kill_all()
         kill_sandbox_processes(agent.process_scope)
+        if agent.process_scope == "descendants" or os.getpid() == 1:
+            reap_orphans(agent.groups.snapshot())  # orphans re-parented to us: nobody else will reap them
         for directory, mode in agent.directory_modes.items():
             wipe_contents(directory, mode)
         leftovers = [f"process {info.pid} ({info.name})" for info in sandbox_processes(agent.process_scope)]

@@ -5,7 +5,6 @@
 import { beforeAll, describe } from 'vitest';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
-import { parseSandboxSpec } from '../../src/sandbox/spec.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { describeSandboxConformance } from './sandbox-conformance.js';
 
@@ -16,5 +15,5 @@ describe.skipIf(!dockerAvailable)('docker backend', () => {
     await buildImages({ offline: true, log: (line) => console.log(`[images] ${line}`) });
   }, 900_000);
 
-  describeSandboxConformance('docker', () => new DockerProvider(), parseSandboxSpec({ backend: 'docker' }));
+  describeSandboxConformance('docker', async () => new DockerProvider(), { backend: 'docker', memoryMiB: 256, workspaceMiB: 64 });
 });

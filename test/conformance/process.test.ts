@@ -9,7 +9,6 @@ describe.skipIf(!available)('process backend (bubblewrap)', () => {
   describeSandboxConformance('process', async () => new ProcessProvider(), {
     backend: 'process',
     memoryMiB: 256,
-    pidsLimit: 128,
     workspaceMiB: 64,
   });
 });

@@ -12,6 +12,7 @@ import { describeConfinementConformance } from './conformance-confinement.js';
 import { describeExecConformance } from './conformance-exec.js';
 import { describeFileConformance } from './conformance-files.js';
 import { describeIsolationConformance } from './conformance-isolation.js';
+import { describeLifecycleConformance } from './conformance-lifecycle.js';
 import { describePythonConformance } from './conformance-python.js';
 import { describeResetConformance } from './conformance-reset.js';
 
@@ -23,6 +24,7 @@ export function describeSandboxConformance(name: string, makeProvider: () => Pro
     describePythonConformance(makeProvider, spec);
     describeResetConformance(makeProvider, spec);
     describeIsolationConformance(makeProvider, spec);
+    describeLifecycleConformance(makeProvider, spec);
     describeAdversarialConformance(makeProvider, spec);
   });
 }

@@ -83,7 +83,9 @@ describe.skipIf(!dockerAvailable)('docker faults', () => {
         `setInterval(() => undefined, 60_000);`,
       ].join('\n'),
     );
-    const child = spawn(join(projectRoot, 'node_modules/.bin/tsx'), [script], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    // node --import tsx/esm rather than the tsx binary: that one runs the script in a grandchild, which a
+    // SIGKILL of the child would leave alive (and still owning the sandboxes).
+    const child = spawn(process.execPath, ['--import', 'tsx/esm', script], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const ownerId = await new Promise<string>((resolveOwner, rejectOwner) => {
         let output = '';

@@ -23,7 +23,10 @@ const YEAR = /^(?:1[0-9]{3}|20[0-9]{2})(?:s|[–-][0-9]{2,4})?$/;
 const NAME_JOINER = /^(?:of|de|da|del|della|der|di|du|la|le|van|von|the|and|for|y|al|bin|ibn|upon|on)$/;
 
 const isNumber = (token: Token) => DIGITS.test(token.text) || NUMBER_WORD.test(token.text);
-const isCapitalised = (token: Token) => /^\p{Lu}/u.test(token.text) && token.isWord;
+/** Capitalised and not a sentence-initial function word ("In", "The") or a month (those are dates). */
+const isCapitalised = (token: Token) => /^\p{Lu}/u.test(token.text) && token.term !== null && !MONTH.test(token.text);
+/** Adverbs ("newly", "usually") rarely begin or end an answer. */
+const isAdverb = (token: Token | undefined) => token !== undefined && token.text.length > 4 && /ly$/i.test(token.text);
 
 function span(tokens: readonly Token[], sentence: string, start: number, end: number, shape: CandidateShape): Candidate {
   return { start, end, text: sentence.slice(tokens[start]!.start, tokens[end - 1]!.end), shape };
@@ -50,7 +53,7 @@ export function findCandidates(sentence: string, tokens: readonly Token[]): Cand
       while (tokens[end] && (isNumber(tokens[end]!) || SCALE.test(tokens[end]!.text))) end++;
       candidates.push(span(tokens, sentence, index, end, 'number'));
       const unit = tokens[end];
-      if (unit && unit.term !== null && !isCapitalised(unit)) candidates.push(span(tokens, sentence, index, end + 1, 'number'));
+      if (unit && unit.term !== null && !isCapitalised(unit) && !isAdverb(unit)) candidates.push(span(tokens, sentence, index, end + 1, 'number'));
     }
   }
   // Capitalised phrases, joined over small words; a lone capital at the start of the sentence is usually just grammar.
@@ -73,7 +76,7 @@ export function findCandidates(sentence: string, tokens: readonly Token[]): Cand
     }
     for (let start = index; start < end; start++) {
       for (let stop = start + 1; stop <= end && stop - start <= 6; stop++) {
-        if (tokens[start]!.term !== null && tokens[stop - 1]!.term !== null) candidates.push(span(tokens, sentence, start, stop, 'chunk'));
+        if (tokens[start]!.term !== null && tokens[stop - 1]!.term !== null && !isAdverb(tokens[start]) && !isAdverb(tokens[stop - 1])) candidates.push(span(tokens, sentence, start, stop, 'chunk'));
       }
     }
   }

@@ -19,7 +19,7 @@ const SHAPE_FIT: Record<AnswerKind, Record<CandidateShape, number>> = {
   other: { chunk: 0.5, capitalised: 0.5, number: 0, date: 0 },
 };
 
-export const SPAN_WEIGHTS = { sentenceRank: 1.5, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1 };
+export const SPAN_WEIGHTS = { sentenceRank: 1.5, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5 };
 
 export interface ScoredCandidate extends Candidate {
   score: number;
@@ -35,7 +35,7 @@ export function chooseAnswerSpan(ranked: readonly RankedSentence[], analysis: Qu
   let winner: ScoredCandidate | undefined;
   for (const sentence of top) {
     const relative = best.score > 0 ? sentence.score / best.score : 1;
-    for (const candidate of scoreCandidates(sentence, analysis.kind, questionTerms, focus)) {
+    for (const candidate of scoreCandidates(sentence, analysis.kind, questionTerms, focus, analysis.asksForName)) {
       const score = candidate.score + SPAN_WEIGHTS.sentenceRank * relative;
       if (winner === undefined || score > winner.score) winner = { ...candidate, score };
     }
@@ -43,7 +43,7 @@ export function chooseAnswerSpan(ranked: readonly RankedSentence[], analysis: Qu
   return winner?.text ?? best.text;
 }
 
-export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, questionTerms: ReadonlySet<string>, focus: ReadonlySet<string>): ScoredCandidate[] {
+export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, questionTerms: ReadonlySet<string>, focus: ReadonlySet<string>, naming = false): ScoredCandidate[] {
   const tokens = sentence.tokens;
   const matched = tokens.flatMap((token, index) => (token.term !== null && questionTerms.has(token.term) ? [index] : []));
   return findCandidates(sentence.text, tokens).flatMap((candidate) => {
@@ -57,6 +57,9 @@ export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, ques
     const after = tokens[candidate.end];
     if (after?.term != null && focus.has(after.term)) score += SPAN_WEIGHTS.focusNeighbour;
     const before = tokens[candidate.start - 1];
+    // Years answer "when", rarely "how many".
+    if (kind === 'number' && candidate.shape === 'number' && /^(?:1[0-9]{3}|20[0-9]{2})$/.test(candidate.text)) score -= SPAN_WEIGHTS.yearAsCount;
+    if (naming && before && /^(?:called|named|termed|known|as|means|meaning|or)$/i.test(before.text)) score += SPAN_WEIGHTS.namingCue;
     if (kind === 'place' && before && /^(?:in|at|from|to|near|into)$/i.test(before.text)) score += SPAN_WEIGHTS.placePreposition;
     return [{ ...candidate, score }];
   });

@@ -13,6 +13,8 @@ export interface QuestionAnalysis {
   terms: string[];
   /** Stemmed nouns right after what/which (may be empty). */
   focus: string[];
+  /** The question asks what something is called ("called", "named", "known as", "mean"). */
+  asksForName: boolean;
 }
 
 const NUMBER_NOUNS = 'percentage|percent|proportion|number|amount|fraction|population|temperature|size|length|distance|height|weight|speed|rate|age|price|cost|sum|total|ratio|quantity|score|count';
@@ -47,5 +49,8 @@ export function focusTerms(question: string): string[] {
 }
 
 export function analyseQuestion(question: string): QuestionAnalysis {
-  return { kind: answerKind(question), terms: contentTerms(question), focus: focusTerms(question) };
+  // "When X happens, what ...?": the leading "when" is a clause; the question word that counts comes later.
+  const clause = /^\s*(?:when|if|after|before|while|since)\b[^,?]*,\s*(.*\b(?:what|which|who|whom|whose|where|how|why)\b.*)$/i.exec(question);
+  const asked = clause?.[1] ?? question;
+  return { kind: answerKind(asked), terms: contentTerms(question), focus: focusTerms(asked), asksForName: /\b(?:called|named|termed|known as|mean|means|meaning|term for|word for)\b/i.test(question) };
 }

@@ -35,8 +35,11 @@ export function stem(word: string): string {
   return w.replace(/e$/, '');
 }
 
-/** Words keep inner apostrophes, hyphens, dashes and digit separators ("5,500,000", "66–34", "mid-Eocene"). */
-const TOKEN = /[\p{L}\p{N}]+(?:[.,'’\-–][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
+/**
+ * Words keep inner apostrophes, hyphens, dashes and digit separators ("5,500,000", "66–34", "mid-Eocene"); an
+ * initial keeps its dot ("Daniel B. Burke", "U.S.").
+ */
+const TOKEN = /(?:\p{Lu}\.)+(?![\p{L}\p{N}])|[\p{L}\p{N}]+(?:[.,'’\-–][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
 
 export function tokenize(text: string): Token[] {
   return [...text.matchAll(TOKEN)].map((match) => {

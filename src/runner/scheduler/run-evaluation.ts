@@ -43,8 +43,6 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const skip = options.skip ?? new Set<string>();
   const queue = new PQueue({ concurrency: options.concurrency });
   const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
-  const onAbort = () => queue.clear();
-  options.abortSignal.addEventListener('abort', onAbort, { once: true });
 
   const groups = options.examples.map((example) => {
     const indices = Array.from({ length: options.rolloutsPerExample }, (_, index) => index).filter((index) => !skip.has(resultKey(example.id, index)));
@@ -70,8 +68,8 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       }),
     ),
   );
+  // Queued tasks see the aborted signal and return at once (p-queue's clear() would leave their promises pending).
   await Promise.allSettled(tasks);
-  options.abortSignal.removeEventListener('abort', onAbort);
   return progress;
 }
 

@@ -4,6 +4,7 @@
  * deadline so a wedged sandbox can never hang a caller. See sandboxes/agent/PROTOCOL.md.
  */
 import type { Readable, Writable } from 'node:stream';
+import { raceAbort } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import type { ResetReport } from '../provider.js';
 import type { SandboxSession } from '../session.js';
@@ -11,6 +12,8 @@ import type { BackendName } from '../spec.js';
 import { AgentSession } from './agent-session.js';
 import { JsonLineSplitter } from './json-line-splitter.js';
 import { corralErrorFromWire } from './wire-errors.js';
+import { parseAgentLine } from './wire-message.js';
+import { withTimeout } from './with-timeout.js';
 import { AGENT_PROTOCOL_VERSION, type AgentOp, type ReadyEvent, type WireResetResult } from './wire-protocol.js';
 
 export interface AgentConnectionOptions {
@@ -50,7 +53,8 @@ export class AgentConnection {
   private readonly readable: Readable;
   private readonly pending = new Map<number, PendingCall>();
   private readonly closeListeners: Array<(reason: Error) => void> = [];
-  private readonly readyWaiters: Array<{ resolve: (event: ReadyEvent) => void; reject: (error: Error) => void }> = [];
+  private readonly readyPromise: Promise<ReadyEvent>;
+  private settleReady: { resolve: (event: ReadyEvent) => void; reject: (error: Error) => void } | undefined;
   private readyEvent: ReadyEvent | undefined;
   private closeReason: Error | undefined;
   private nextId = 1;
@@ -60,6 +64,8 @@ export class AgentConnection {
     this.readable = options.readable;
     this.sandboxId = options.sandboxId;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.readyPromise = new Promise<ReadyEvent>((resolve, reject) => (this.settleReady = { resolve, reject }));
+    this.readyPromise.catch(() => undefined); // nobody may be waiting when the stream closes
     this.session = new AgentSession(
       { id: options.sandboxId, backend: options.backend, workspace: options.workspace, defaultTimeoutMs: this.defaultTimeoutMs },
       (op, args, callOptions) => this.call(op, args, callOptions),
@@ -85,36 +91,10 @@ export class AgentConnection {
     return this.readyEvent?.pid;
   }
 
-  /** Waits for the agent's ready line. Rejects SBX_ERR_TIMEOUT, or the close reason if the stream ends first. */
+  /** Waits for the agent's ready line. Rejects SBX_ERR_TIMEOUT, ERR_ABORTED, or the close reason if the stream ends first. */
   ready(options: { timeoutMs: number; abortSignal?: AbortSignal }): Promise<ReadyEvent> {
-    if (this.readyEvent) return Promise.resolve(this.readyEvent);
-    if (this.closeReason) return Promise.reject(this.closeReason);
-    return new Promise<ReadyEvent>((resolve, reject) => {
-      const waiter = {
-        resolve: (event: ReadyEvent) => {
-          cleanup();
-          resolve(event);
-        },
-        reject: (error: Error) => {
-          cleanup();
-          reject(error);
-        },
-      };
-      const timer = setTimeout(
-        () => waiter.reject(new CorralError('SBX_ERR_TIMEOUT', `agent in ${this.sandboxId} was not ready within ${options.timeoutMs} ms`)),
-        options.timeoutMs,
-      );
-      const onAbort = () => waiter.reject(new CorralError('ERR_ABORTED', 'waiting for the agent was cancelled'));
-      const cleanup = () => {
-        clearTimeout(timer);
-        options.abortSignal?.removeEventListener('abort', onAbort);
-        const index = this.readyWaiters.indexOf(waiter);
-        if (index !== -1) this.readyWaiters.splice(index, 1);
-      };
-      if (options.abortSignal?.aborted) return onAbort();
-      options.abortSignal?.addEventListener('abort', onAbort, { once: true });
-      this.readyWaiters.push(waiter);
-    });
+    const timeoutError = () => new CorralError('SBX_ERR_TIMEOUT', `agent in ${this.sandboxId} was not ready within ${options.timeoutMs} ms`);
+    return withTimeout(raceAbort(this.readyPromise, options.abortSignal), options.timeoutMs, timeoutError);
   }
 
   async ping(options: AgentCallOptions = {}): Promise<{ pid: number; uptimeMs: number }> {
@@ -181,7 +161,7 @@ export class AgentConnection {
       entry.settle();
       entry.reject(callError);
     }
-    for (const waiter of [...this.readyWaiters]) waiter.reject(callError);
+    this.settleReady?.reject(callError);
     if (!this.writable.destroyed && !this.writable.writableEnded) this.writable.end(); // stdin EOF: the agent exits
     for (const listener of this.closeListeners.splice(0)) listener(closeReason);
   }
@@ -212,46 +192,31 @@ export class AgentConnection {
 
   private handleLine(line: string): void {
     if (this.closeReason || line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line that is not JSON: ${line.slice(0, 200)}`, { details: { sandboxId: this.sandboxId } }));
-      return;
-    }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line that is not a JSON object: ${line.slice(0, 200)}`));
-      return;
-    }
-    const record = message as Record<string, unknown>;
-    if (record.event === 'ready') return this.handleReady(record);
-    if (typeof record.id !== 'number') {
-      const detail = typeof record.error === 'object' ? JSON.stringify(record.error) : line.slice(0, 200);
-      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a message without a request id: ${detail}`));
-      return;
-    }
-    const entry = this.pending.get(record.id);
-    if (!entry) return; // a late answer to a call that already timed out or was cancelled
-    entry.settle();
-    if (record.ok === true && typeof record.result === 'object' && record.result !== null) {
-      entry.resolve(record.result as Record<string, unknown>);
-    } else if (record.ok === false && typeof record.error === 'object' && record.error !== null) {
-      const wire = record.error as { code?: unknown; message?: unknown };
-      entry.reject(corralErrorFromWire({ code: String(wire.code), message: String(wire.message) }, { op: entry.op, sandboxId: this.sandboxId }));
-    } else {
-      const error = new CorralError('SBX_ERR_PROTOCOL', `agent sent a malformed response to ${entry.op}: ${line.slice(0, 200)}`);
-      entry.reject(error);
-      this.close(error);
+    const message = parseAgentLine(line);
+    switch (message.kind) {
+      case 'invalid':
+        this.close(new CorralError('SBX_ERR_PROTOCOL', `agent in ${this.sandboxId} sent ${message.reason}`, { details: { sandboxId: this.sandboxId } }));
+        return;
+      case 'ready':
+        this.handleReady(message.version, message.pid);
+        return;
+      default: {
+        const entry = this.pending.get(message.id);
+        if (!entry) return; // a late answer to a call that already timed out or was cancelled
+        entry.settle();
+        if (message.kind === 'result') entry.resolve(message.result);
+        else entry.reject(corralErrorFromWire(message.error, { op: entry.op, sandboxId: this.sandboxId }));
+      }
     }
   }
 
-  private handleReady(record: Record<string, unknown>): void {
-    if (record.version !== AGENT_PROTOCOL_VERSION) {
-      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent speaks protocol version ${String(record.version)}, expected ${AGENT_PROTOCOL_VERSION}`));
+  private handleReady(version: unknown, pid: number): void {
+    if (version !== AGENT_PROTOCOL_VERSION) {
+      this.close(new CorralError('SBX_ERR_PROTOCOL', `agent speaks protocol version ${String(version)}, expected ${AGENT_PROTOCOL_VERSION}`));
       return;
     }
-    this.readyEvent = { event: 'ready', version: AGENT_PROTOCOL_VERSION, pid: Number(record.pid) };
-    for (const waiter of [...this.readyWaiters]) waiter.resolve(this.readyEvent);
+    this.readyEvent = { event: 'ready', version: AGENT_PROTOCOL_VERSION, pid };
+    this.settleReady?.resolve(this.readyEvent);
   }
 
   private streamClosed(message: string, cause?: unknown): CorralError {

@@ -4,6 +4,8 @@ import type { SandboxSpec } from '../spec.js';
 export const SANDBOX_USER = '1000:1000';
 export const SANDBOX_WORKSPACE = '/workspace';
 export const AGENT_ENTRYPOINT = '/opt/corral/agent/agent.py';
+/** Docker's own default /dev/shm size; shared memory beyond it is rarely wanted in a sandbox. */
+const SHM_MAX_MIB = 64;
 
 /** Docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*; the name only helps humans reading `docker ps`. */
 export function containerName(sandboxId: string): string {
@@ -60,9 +62,14 @@ export function containerCreateOptions(
       NanoCpus: Math.round(spec.cpus * 1e9),
       NetworkMode: spec.network === 'egress' ? 'bridge' : 'none',
       ReadonlyRootfs: true,
+      // Every writable place is a tmpfs owned by the sandbox user: the agent's reset wipes them and restores
+      // their modes, which needs ownership since no capability (CAP_FOWNER) is left. IpcMode none drops
+      // Docker's root-owned /dev/shm so ours (bounded, user-owned) takes its place.
+      IpcMode: 'none',
       Tmpfs: {
         [SANDBOX_WORKSPACE]: `${tmpfsOptions},uid=1000,gid=1000,mode=0755`,
-        '/tmp': `${tmpfsOptions},mode=1777`,
+        '/tmp': `${tmpfsOptions},uid=1000,gid=1000,mode=1777`,
+        '/dev/shm': `rw,nosuid,nodev,noexec,size=${Math.min(spec.workspaceMiB, SHM_MAX_MIB)}m,uid=1000,gid=1000,mode=1777`,
       },
       LogConfig: { Type: 'none', Config: {} },
       RestartPolicy: { Name: 'no' },

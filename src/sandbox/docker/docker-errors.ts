@@ -20,16 +20,20 @@ export function errorMessage(error: unknown): string {
 }
 
 /** Turns "cannot reach the daemon" socket errors into a sentence that says what to do; undefined for others. */
-export function describeDaemonError(socketPath: string, error: unknown): string | undefined {
+export function describeDaemonError(endpoint: string, error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   switch (code) {
     case 'ENOENT':
-      return `no Docker daemon socket at ${socketPath}: start dockerd, or point DOCKER_HOST / --docker-socket at its socket`;
+      return `no Docker daemon socket at ${endpoint}: start dockerd, or point DOCKER_HOST at its socket`;
     case 'ECONNREFUSED':
-      return `the Docker daemon socket at ${socketPath} refused the connection: dockerd is not running (start it)`;
+      return `the Docker daemon at ${endpoint} refused the connection: dockerd is not running (start it)`;
     case 'EACCES':
     case 'EPERM':
-      return `permission denied on ${socketPath}: run as root or add this user to the 'docker' group`;
+      return `permission denied on ${endpoint}: run as root or add this user to the 'docker' group`;
+    case 'ENOTFOUND':
+    case 'EHOSTUNREACH':
+    case 'ETIMEDOUT':
+      return `cannot reach the Docker daemon at ${endpoint} (${code}): check DOCKER_HOST`;
     default:
       return undefined;
   }

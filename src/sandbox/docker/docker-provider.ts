@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type Docker from 'dockerode';
-import { raceAbort, throwIfAborted } from '../../core/abort.js';
+import { throwIfAborted } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import { AgentConnection } from '../agent-client/agent-connection.js';
 import type { Availability, CreateOptions, SandboxProvider } from '../provider.js';
@@ -48,18 +48,18 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async available(): Promise<Availability> {
-    const socketPath = this.connection.socketPath;
-    if (!existsSync(socketPath)) {
-      return { ok: false, reason: `no Docker daemon socket at ${socketPath}: start dockerd, or set DOCKER_HOST / the docker socket option`, detail: { socketPath } };
+    const { socketPath, endpoint } = this.connection;
+    if (socketPath !== undefined && !existsSync(socketPath)) {
+      return { ok: false, reason: `no Docker daemon socket at ${socketPath}: start dockerd, or set DOCKER_HOST / the docker socket option`, detail: { endpoint } };
     }
     try {
       // dockerode accepts an abortSignal here though its types omit it; without one a hung daemon hangs doctor.
       const versionWithSignal = this.docker.version as unknown as (options: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
       const version = await versionWithSignal.call(this.docker, { abortSignal: AbortSignal.timeout(5_000) });
-      return { ok: true, detail: { socketPath, serverVersion: version.Version, apiVersion: version.ApiVersion } };
+      return { ok: true, detail: { endpoint, serverVersion: version.Version, apiVersion: version.ApiVersion } };
     } catch (error) {
-      const reason = describeDaemonError(socketPath, error) ?? `the Docker daemon at ${socketPath} did not answer: ${errorMessage(error)}`;
-      return { ok: false, reason, detail: { socketPath } };
+      const reason = describeDaemonError(endpoint, error) ?? `the Docker daemon at ${endpoint} did not answer: ${errorMessage(error)}`;
+      return { ok: false, reason, detail: { endpoint } };
     }
   }
 
@@ -84,7 +84,7 @@ export class DockerProvider implements SandboxProvider {
       });
       const handle = new DockerSandboxHandle({ docker: this.docker, containerId: container.id, sandboxId: options.sandboxId, connection, attachment, exitWatch });
       try {
-        await raceAbort(connection.ready({ timeoutMs: this.readyTimeoutMs }), options.abortSignal);
+        await connection.ready({ timeoutMs: this.readyTimeoutMs, abortSignal: options.abortSignal });
       } catch (error) {
         await handle.destroy().catch(() => undefined);
         throw error;
@@ -95,6 +95,7 @@ export class DockerProvider implements SandboxProvider {
       // Best effort: the create already failed, and the reaper removes anything this misses.
       await container.remove({ force: true }).catch(() => undefined);
       if (CorralError.hasCode(error, 'ERR_ABORTED')) throw error;
+      if (options.abortSignal?.aborted) throw new CorralError('ERR_ABORTED', 'sandbox creation was cancelled', { cause: error });
       const stderr = attachment?.stderrLog.text().trim().slice(-1_000);
       throw new CorralError('POOL_ERR_CREATE_FAILED', `docker sandbox ${options.sandboxId} did not become ready: ${errorMessage(error)}${stderr ? `; agent stderr: ${stderr}` : ''}`, {
         cause: error,
@@ -110,7 +111,7 @@ export class DockerProvider implements SandboxProvider {
       if (isNoSuchImage(error)) {
         throw new CorralError('SBX_ERR_UNAVAILABLE', `Docker image ${spec.image} is missing: run \`corral images build --offline\` to build it without a registry`, { cause: error, details: { image: spec.image } });
       }
-      const daemonReason = describeDaemonError(this.connection.socketPath, error);
+      const daemonReason = describeDaemonError(this.connection.endpoint, error);
       if (daemonReason) throw new CorralError('SBX_ERR_UNAVAILABLE', daemonReason, { cause: error });
       throw new CorralError('POOL_ERR_CREATE_FAILED', `docker could not create the sandbox container: ${errorMessage(error)}`, { cause: error });
     }

@@ -1,5 +1,4 @@
 import type Docker from 'dockerode';
-import { sleep } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import type { AgentConnection } from '../agent-client/agent-connection.js';
 import type { ResetReport, SandboxHandle } from '../provider.js';
@@ -10,7 +9,8 @@ import { errorMessage, isGoneOrGoing } from './docker-errors.js';
 
 /** How long to wait for the exit code after the attach stream drops, before calling it a plain close. */
 const EXIT_CODE_GRACE_MS = 2_000;
-const SIGKILL_STATUS = 137;
+/** Exit statuses of a container whose init died from a signal sent from outside: 128 + SIGKILL, 128 + SIGTERM. */
+const KILLED_STATUSES = new Set([137, 143]);
 
 export interface DockerSandboxParts {
   docker: Docker;
@@ -36,7 +36,9 @@ export class DockerSandboxHandle implements SandboxHandle {
   constructor(private readonly parts: DockerSandboxParts) {
     this.containerId = parts.containerId;
     parts.attachment.disconnected.then(async () => {
-      const grace = sleep(EXIT_CODE_GRACE_MS).then((): ContainerExit => ({ statusCode: null }));
+      if (this.closeReason) return; // we closed it ourselves
+      // unref: a process that is otherwise done must not linger for this timer.
+      const grace = new Promise<ContainerExit>((resolve) => setTimeout(resolve, EXIT_CODE_GRACE_MS, { statusCode: null }).unref());
       this.finish(await Promise.race([parts.exitWatch.exited, grace]));
     });
     parts.exitWatch.exited.then((exit) => {
@@ -128,8 +130,9 @@ export class DockerSandboxHandle implements SandboxHandle {
     if (this.destroyRequested) return new CorralError('SBX_ERR_CLOSED', `sandbox ${this.parts.sandboxId} was destroyed`, { details });
     const stderr = this.parts.attachment.stderrLog.text().trim().slice(-1_000);
     const tail = stderr ? `; agent stderr: ${stderr}` : '';
-    if (exit.statusCode === SIGKILL_STATUS) {
-      return new CorralError('SBX_ERR_KILLED', `sandbox ${this.parts.sandboxId} was killed (SIGKILL: out of memory, or killed from outside)${tail}`, { details });
+    if (exit.statusCode !== null && KILLED_STATUSES.has(exit.statusCode)) {
+      const how = exit.statusCode === 137 ? 'SIGKILL: out of memory, or killed from outside' : 'SIGTERM: stopped from outside';
+      return new CorralError('SBX_ERR_KILLED', `sandbox ${this.parts.sandboxId} was killed (${how})${tail}`, { details });
     }
     const status = exit.statusCode === null ? 'its stream closed' : `its agent exited with status ${exit.statusCode}`;
     return new CorralError('SBX_ERR_CLOSED', `sandbox ${this.parts.sandboxId} is gone: ${status}${tail}`, { details });

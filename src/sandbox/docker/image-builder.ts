@@ -48,7 +48,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Ima
     }
     return results;
   } catch (error) {
-    const reason = describeDaemonError(connection.socketPath, error);
+    const reason = describeDaemonError(connection.endpoint, error);
     if (reason) throw new CorralError('IMG_ERR_BUILD_FAILED', `cannot build images: ${reason}`, { cause: error });
     throw error;
   } finally {
@@ -60,6 +60,7 @@ async function buildOne(docker: Docker, definition: ImageDefinition, options: Bu
   const startedAt = performance.now();
   const contentHash = await imageContentHash(definition);
   const immutableTag = hashTag(definition, contentHash);
+  const previous = await inspectImage(docker, latestTag(definition));
   const existing = options.force ? undefined : await inspectImage(docker, immutableTag);
   if (existing) {
     log(`${immutableTag} is up to date; skipping the build`);
@@ -72,6 +73,8 @@ async function buildOne(docker: Docker, definition: ImageDefinition, options: Bu
   await removeSupersededImages(docker, definition, immutableTag, log);
   const image = existing ?? (await inspectImage(docker, immutableTag));
   if (!image) throw new CorralError('IMG_ERR_BUILD_FAILED', `${immutableTag} is missing right after its build`);
+  // A forced rebuild moves both tags, leaving the old image nameless; drop it unless something still uses it.
+  if (previous && previous.Id !== image.Id) await docker.getImage(previous.Id).remove().catch(() => undefined);
   const durationMs = Math.round(performance.now() - startedAt);
   if (!existing) log(`built ${immutableTag} and ${latestTag(definition)} in ${(durationMs / 1000).toFixed(1)} s (${megabytes(image.Size)} MB)`);
   return { name: definition.name, tag: latestTag(definition), hashTag: immutableTag, contentHash, built: !existing, durationMs, imageId: image.Id, sizeBytes: image.Size };
@@ -120,7 +123,7 @@ export async function imageStatus(options: { dockerSocketPath?: string } = {}): 
     }
     return statuses;
   } catch (error) {
-    const reason = describeDaemonError(connection.socketPath, error);
+    const reason = describeDaemonError(connection.endpoint, error);
     if (reason) throw new CorralError('SBX_ERR_UNAVAILABLE', reason, { cause: error });
     throw error;
   } finally {

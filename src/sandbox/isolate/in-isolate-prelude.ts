@@ -14,7 +14,7 @@ export const PRELUDE_SOURCE = String.raw`
 'use strict';
 const emitLog = $0;
 const MAX_DEPTH = 4, MAX_ITEMS = 100, MAX_TEXT = 100000, LINE_WIDTH = 72;
-const { keys, getPrototypeOf, is } = Object;
+const { keys, getPrototypeOf, getOwnPropertyDescriptor, is } = Object;
 const { isArray } = Array;
 const isView = ArrayBuffer.isView;
 const stringify = JSON.stringify;
@@ -22,7 +22,8 @@ const StringOf = String, ErrorClass = Error, DateClass = Date, RegExpClass = Reg
 const PromiseClass = Promise, ObjectProto = Object.prototype;
 const dateToIso = Date.prototype.toISOString, symbolToString = Symbol.prototype.toString;
 const functionToString = Function.prototype.toString;
-const call = (fn, self, ...args) => Reflect.apply(fn, self, args);
+const reflectApply = Reflect.apply;
+const call = (fn, self, ...args) => reflectApply(fn, self, args);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function truncate(text) {
@@ -31,10 +32,24 @@ function truncate(text) {
 function indent(text) {
   return text.split('\n').map((line) => '  ' + line).join('\n');
 }
-function wrap(open, entries, close) {
+function packRows(entries) {
+  const rows = [];
+  let row = '';
+  for (const entry of entries) {
+    if (row && row.length + entry.length + 2 > LINE_WIDTH) { rows.push(row + ','); row = ''; }
+    row += (row ? ', ' : '') + entry;
+  }
+  rows.push(row);
+  return rows;
+}
+// Lists of many short items (numbers, short strings) are packed several per line, as Node's inspect does.
+function wrap(open, entries, close, packable) {
   if (entries.length === 0) return open + close;
   const flat = open + ' ' + entries.join(', ') + ' ' + close;
   if (flat.length <= LINE_WIDTH && !flat.includes('\n')) return flat;
+  if (packable && entries.length > 6 && entries.every((entry) => entry.length <= 16 && !entry.includes('\n'))) {
+    return open + '\n' + packRows(entries).map(indent).join('\n') + '\n' + close;
+  }
   return open + '\n' + entries.map(indent).join(',\n') + '\n' + close;
 }
 function constructorName(value) {
@@ -62,8 +77,16 @@ function renderItems(list, depth, seen, total) {
   if (total > MAX_ITEMS) entries.push('... ' + (total - MAX_ITEMS) + ' more items');
   return entries;
 }
+// Like Node's inspect, accessors are shown, not called: rendering should not run arbitrary user getters.
+function renderProperty(object, key, depth, seen) {
+  const descriptor = getOwnPropertyDescriptor(object, key);
+  if (descriptor && ('get' in descriptor || 'set' in descriptor)) {
+    return descriptor.get && descriptor.set ? '[Getter/Setter]' : descriptor.get ? '[Getter]' : '[Setter]';
+  }
+  return inspect(object[key], depth + 1, seen);
+}
 function renderContainer(value, depth, seen) {
-  if (isArray(value)) return wrap('[', renderItems(value, depth, seen, value.length), ']');
+  if (isArray(value)) return wrap('[', renderItems(value, depth, seen, value.length), ']', true);
   if (value instanceof MapClass) {
     const entries = [];
     for (const [key, item] of value) {
@@ -72,13 +95,14 @@ function renderContainer(value, depth, seen) {
     }
     return wrap('Map(' + value.size + ') {', entries, '}');
   }
-  if (value instanceof SetClass) return wrap('Set(' + value.size + ') {', renderItems([...value].slice(0, MAX_ITEMS), depth, seen, value.size), '}');
+  if (value instanceof SetClass) return wrap('Set(' + value.size + ') {', renderItems([...value].slice(0, MAX_ITEMS), depth, seen, value.size), '}', true);
   if (isView(value) && typeof value.length === 'number') {
-    return wrap(constructorName(value) + '(' + value.length + ') [', renderItems(value, depth, seen, value.length), ']');
+    return wrap(constructorName(value) + '(' + value.length + ') [', renderItems(value, depth, seen, value.length), ']', true);
   }
   if (value instanceof PromiseClass) return 'Promise {}';
-  const entries = keys(value).slice(0, MAX_ITEMS + 1).map((key, index) =>
-    index === MAX_ITEMS ? '...' : renderKey(key) + ': ' + inspect(value[key], depth + 1, seen));
+  const ownKeys = keys(value);
+  const entries = ownKeys.slice(0, MAX_ITEMS).map((key) => renderKey(key) + ': ' + renderProperty(value, key, depth, seen));
+  if (ownKeys.length > MAX_ITEMS) entries.push('... ' + (ownKeys.length - MAX_ITEMS) + ' more properties');
   const name = constructorName(value);
   const prefix = getPrototypeOf(value) === ObjectProto || name === 'Object' ? '' : name + ' ';
   return wrap(prefix + '{', entries, '}');

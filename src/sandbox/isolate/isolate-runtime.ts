@@ -36,13 +36,15 @@ export class IsolateRuntime {
   /** Numbers the scripts run here, so stack traces read `cell-3.js:1:7`. */
   cellCount = 0;
   private disposedBy: DisposeReason | null = null;
-  private capture: LogCapture | null = null;
+  private disposalWatcher: ((reason: DisposeReason) => void) | null = null;
 
   private constructor(
     readonly isolate: Isolate,
     readonly context: Context,
     /** The prelude's finish(); a Reference to an isolate function, never handed to user code. */
     readonly finish: Reference<FinishFunction>,
+    /** Where the console callback delivers lines: the capture of the call now running. */
+    private readonly logTarget: { capture: LogCapture | null },
   ) {}
 
   /**
@@ -53,16 +55,15 @@ export class IsolateRuntime {
     const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMiB, onCatastrophicError: options.onCatastrophicError });
     try {
       const context = isolate.createContextSync();
-      let runtime: IsolateRuntime | undefined;
+      const logTarget: { capture: LogCapture | null } = { capture: null };
       // `ignored` callbacks are fire-and-forget (~2 µs per line instead of ~70 µs for a synchronous hop), and
       // isolated-vm delivers them on the same task queue as the call's result, so every line lands before it.
-      const emitLog = new ivm.Callback((line: unknown) => runtime?.capture?.add(String(line)), { ignored: true });
+      const emitLog = new ivm.Callback((line: unknown) => logTarget.capture?.add(String(line)), { ignored: true });
       const finish = context.evalClosureSync(PRELUDE_SOURCE, [emitLog], {
         filename: PRELUDE_FILENAME,
         result: { reference: true },
       }) as Reference<FinishFunction>;
-      runtime = new IsolateRuntime(isolate, context, finish);
-      return runtime;
+      return new IsolateRuntime(isolate, context, finish, logTarget);
     } catch (error) {
       isolate.dispose();
       throw error;
@@ -81,14 +82,23 @@ export class IsolateRuntime {
 
   /** Routes console lines to a fresh capture until the next call starts one. */
   startCapture(): LogCapture {
-    this.capture = new LogCapture();
-    return this.capture;
+    this.logTarget.capture = new LogCapture();
+    return this.logTarget.capture;
+  }
+
+  /**
+   * Tells the running call (one at a time) when corral disposes this runtime. The call cannot just wait for the
+   * isolate to fail: after a catastrophic V8 error it may never answer again. Pass null when the call ends.
+   */
+  watchDisposal(watcher: ((reason: DisposeReason) => void) | null): void {
+    this.disposalWatcher = watcher;
   }
 
   /** Terminates anything running in the isolate and frees its heap. Safe to call twice. */
   dispose(reason: DisposeReason): void {
     if (this.isolate.isDisposed) return;
     this.disposedBy ??= reason;
+    this.disposalWatcher?.(this.disposedBy);
     try {
       this.isolate.dispose();
     } catch {

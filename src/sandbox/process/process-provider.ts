@@ -1,7 +1,9 @@
 /**
  * The process backend: the in-sandbox agent as a local child process, inside bubblewrap namespaces with a cgroup
  * for pids and memory. Needs no daemon, so it is the default where Docker is absent and the fast one for tests.
- * Runs the agent without isolation only when the spec sets allowUnsandboxed explicitly.
+ * Where bubblewrap is missing or broken it refuses to run, unless the spec sets allowUnsandboxed: then the agent
+ * runs directly, in a private host workspace, confined only by the cgroup and rlimits (bwrap is used whenever it
+ * works, whatever the flag says).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -33,6 +35,8 @@ export interface ProcessProviderOptions {
   recordsDirectory?: string;
   /** How long create() waits for the agent's ready line, in ms (default 20,000). */
   readyTimeoutMs?: number;
+  /** bubblewrap binary (default: found in /usr/bin etc.); null switches sandboxing off, as if bwrap were absent. */
+  bwrapPath?: string | null;
 }
 
 interface LaunchPlan {
@@ -46,17 +50,19 @@ export class ProcessProvider implements SandboxProvider {
   readonly name = 'process' as const;
   private readonly records: SandboxRecords;
   private readonly readyTimeoutMs: number;
+  private readonly bwrapPath: string | null | undefined;
   private readonly live = new Map<string, ProcessSandbox>();
   private availability: Promise<Availability> | undefined;
 
   constructor(options: ProcessProviderOptions = {}) {
     this.records = new SandboxRecords(options.recordsDirectory);
     this.readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
+    this.bwrapPath = options.bwrapPath;
   }
 
   /** Whether bubblewrap works here (checked once with a trial run). Unsandboxed runs do not need it. */
   available(): Promise<Availability> {
-    this.availability ??= probeBwrap(agentDirectoryPath());
+    this.availability ??= probeBwrap(agentDirectoryPath(), this.bwrapPath);
     return this.availability;
   }
 
@@ -125,7 +131,7 @@ export class ProcessProvider implements SandboxProvider {
   async close(): Promise<void> {}
 
   private sandboxedPlan(spec: SandboxSpec, options: CreateOptions): LaunchPlan {
-    const bwrap = findBwrap();
+    const bwrap = findBwrap(this.bwrapPath);
     const python = sandboxPython();
     if (!bwrap || !python) throw new CorralError('SBX_ERR_UNAVAILABLE', 'bwrap or /usr/bin/python3 disappeared after the availability check');
     const agent = agentCommand(python, SANDBOX_AGENT_DIRECTORY, { workspace: SANDBOX_WORKSPACE, deadlineMs: options.expiresAtMs });

@@ -89,11 +89,14 @@ export class ProcessSandbox implements SandboxHandle {
     connection.close(new CorralError('SBX_ERR_CLOSED', `${sandboxId} was destroyed`));
     // bwrap leads its own process group; its PID namespace dies with it (--die-with-parent inside).
     if (child.pid !== undefined) killProcessGroup(child.pid);
-    await Promise.race([this.exited, sleep(EXIT_WAIT_MS)]);
-    await destroyCgroupDirectories(this.parts.cgroupDirectories);
-    for (const directory of this.parts.hostDirectories) await rm(directory, { recursive: true, force: true });
-    await this.parts.records.remove(sandboxId);
-    this.parts.onDestroyed?.();
+    try {
+      await Promise.race([this.exited, sleep(EXIT_WAIT_MS)]);
+      await destroyCgroupDirectories(this.parts.cgroupDirectories);
+      for (const directory of this.parts.hostDirectories) await rm(directory, { recursive: true, force: true });
+      await this.parts.records.remove(sandboxId);
+    } finally {
+      this.parts.onDestroyed?.();
+    }
   }
 
   private async diedOnItsOwn(reason: Error): Promise<void> {
