@@ -1,8 +1,9 @@
 /**
  * The sandboxes bound to one handle (an MCP session, a /v1/sandboxes id, a WebSocket connection, a stdio
  * process). Nothing is leased until a tool that needs a sandbox is first called; concurrent first calls
- * share one acquire. A sandbox that died is replaced on the next call (the call that saw it die already
- * got an infrastructure error). release() returns every lease and is idempotent.
+ * share one acquire. A sandbox that died or expired fails the next call with SBX_ERR_CLOSED (its state is
+ * gone, which a caller must learn), and the call after that gets a fresh one. release() returns every
+ * lease and is idempotent.
  */
 import { raceAbort } from '../core/abort.js';
 import { CorralError } from '../core/errors.js';
@@ -72,8 +73,8 @@ export class LazySandboxes implements ToolSandboxes {
         this.leases.delete(kind);
         void lease.release({ destroy: true });
       }
-      // Another caller may already have started the replacement; share it.
-      return this.leaseFor(kind);
+      // Silently swapping in a fresh sandbox would hide lost REPL and file state from the caller.
+      throw new CorralError('SBX_ERR_CLOSED', 'the sandbox of this session is gone (it died or reached its lifetime) and its state with it; the next call starts a fresh one');
     }
     const started = this.source.acquire(kind, { abortSignal: this.lifetime.signal }).then(async (lease) => {
       // Released while the pool was still creating it: hand it straight back.

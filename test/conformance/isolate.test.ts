@@ -10,6 +10,7 @@ import type { SandboxHandle, SandboxProvider } from '../../src/sandbox/provider.
 import { loadProvider } from '../../src/sandbox/registry.js';
 import { parseSandboxSpec, type SandboxSpecInput } from '../../src/sandbox/spec.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
+import { describeSandboxConformance } from './sandbox-conformance.js';
 
 const available = await backendAvailable('isolate');
 
@@ -43,7 +44,8 @@ describe.skipIf(!available)('isolate backend', () => {
     expect(handle.session.workspace).toBe('');
     expect(handle.closed).toBe(false);
     expect(await handle.health()).toBe(true);
-    expect(await provider.cleanup({ ownerAlive: () => false, all: true })).toBe(0);
+    expect(await provider.cleanup({ ownerAlive: () => true })).toBe(0); // nothing orphaned or expired
+    expect(handle.closed).toBe(false);
   });
 
   it('keeps let, const, var and function declarations across calls', async () => {
@@ -210,4 +212,9 @@ describe.skipIf(!available)('isolate backend', () => {
       expect(result.value).toBe(`[ ${index}, ${index + 1} ]`);
     });
   });
+});
+
+// The shared suite skips what an isolate does not offer (exec, python, files) and checks the lifecycle parts.
+describe.skipIf(!available)('isolate backend, shared suite', () => {
+  describeSandboxConformance('isolate', () => loadProvider('isolate'), { backend: 'isolate' });
 });

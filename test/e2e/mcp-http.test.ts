@@ -2,7 +2,7 @@
  * MCP over Streamable HTTP against a real server (app.listen on port 0), a real pool and the process
  * backend: tool listing, REPL state, shell, files, tool-level errors, and isolation between sessions.
  */
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ProtocolError, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { callTool, connectHttp, textOf } from '../helpers/mcp-clients.js';
@@ -125,6 +125,21 @@ describe.skipIf(!processBackend)('MCP over Streamable HTTP, process backend', ()
     expect((await callTool(first.client, 'python', { code: 'secret' })).structuredContent.value).toBe('7');
     await first.transport.terminateSession();
     await second.transport.terminateSession();
+  });
+
+  it(`reports a sandbox that died as a JSON-RPC error, then starts a fresh one ${cites('ERR-INFRA')}`, async () => {
+    const { client } = await open();
+    await callTool(client, 'python', { code: 'kept = 1' });
+    // $PPID of a bash command is the in-sandbox agent: killing it kills the sandbox, not the host.
+    const died = await client.callTool({ name: 'bash', arguments: { command: 'kill -KILL $PPID; sleep 5' } }).catch((error: unknown) => error);
+    expect(died).toBeInstanceOf(ProtocolError);
+    expect((died as ProtocolError).code).toBe(-32603);
+    expect((died as ProtocolError).data).toMatchObject({ audience: 'infrastructure' });
+    const lost = await client.callTool({ name: 'python', arguments: { code: 'kept' } }).catch((error: unknown) => error);
+    expect((lost as ProtocolError).data).toMatchObject({ corralCode: 'SBX_ERR_CLOSED' });
+    const fresh = await callTool(client, 'python', { code: 'kept' });
+    expect(fresh.isError).toBe(true);
+    expect((fresh.structuredContent.error as { name: string }).name).toBe('NameError');
   });
 
   it(`releases the session sandbox when the client ends the session (DELETE) ${cites('SESSION-END')}`, async () => {

@@ -105,11 +105,12 @@ describe('LazySandboxes', () => {
     await expect(sandboxes.session('general')).rejects.toMatchObject({ code: 'SBX_ERR_CLOSED' });
   });
 
-  it('replaces a sandbox that died with a fresh one on the next call', async () => {
+  it('reports a sandbox that died once with SBX_ERR_CLOSED, then starts a fresh one', async () => {
     const { source, leases } = fakeSource();
     const sandboxes = new LazySandboxes(source);
     const first = await sandboxes.session('general');
     leases[0]!.closed = true;
+    await expect(sandboxes.session('general')).rejects.toMatchObject({ code: 'SBX_ERR_CLOSED' });
     const second = await sandboxes.session('general');
     expect(second.id).not.toBe(first.id);
     expect(leases[0]!.released).toBe(true);

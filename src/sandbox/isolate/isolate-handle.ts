@@ -1,6 +1,6 @@
 /**
  * The pool's view of one isolate sandbox: liveness, reset-and-verify, destroy, and a close notification when the
- * sandbox dies on its own (V8 lost control of the isolate, or its lease deadline passed).
+ * sandbox dies on its own (V8 lost control of the isolate, its lease deadline passed, or cleanup reaped it).
  */
 import { randomBytes } from 'node:crypto';
 import { CorralError } from '../../core/errors.js';
@@ -9,6 +9,7 @@ import type { SandboxSpec } from '../spec.js';
 import { clampMemoryLimitMiB } from './isolate-runtime.js';
 import { IsolateSession } from './isolate-session.js';
 import { JavascriptRepl } from './javascript-repl.js';
+import { trackSandbox, untrackSandbox, type ReapableSandbox } from './live-isolates.js';
 import type { IsolatedVm } from './load-isolated-vm.js';
 
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
@@ -32,8 +33,10 @@ async function settleWithin<T, F>(promise: Promise<T>, timeoutMs: number, abortS
   }
 }
 
-export class IsolateHandle implements SandboxHandle {
+export class IsolateHandle implements SandboxHandle, ReapableSandbox {
   readonly session: IsolateSession;
+  readonly ownerId: string;
+  readonly expiresAtMs: number;
   private readonly repl: JavascriptRepl;
   private readonly closeListeners: Array<(reason: Error) => void> = [];
   private diedOnItsOwn: Error | null = null;
@@ -43,7 +46,10 @@ export class IsolateHandle implements SandboxHandle {
   constructor(ivm: IsolatedVm, spec: SandboxSpec, options: CreateOptions) {
     this.repl = new JavascriptRepl(ivm, { memoryLimitMiB: clampMemoryLimitMiB(spec.memoryMiB), onFatal: (reason) => this.die(reason) });
     this.session = new IsolateSession(options.sandboxId, this.repl);
+    this.ownerId = options.ownerId;
+    this.expiresAtMs = options.expiresAtMs;
     this.armExpiry(options.expiresAtMs);
+    trackSandbox(this);
   }
 
   get closed(): boolean {
@@ -91,6 +97,7 @@ export class IsolateHandle implements SandboxHandle {
     if (this.destroyed) return;
     this.destroyed = true;
     clearTimeout(this.expiryTimer);
+    untrackSandbox(this);
     this.repl.close(new CorralError('SBX_ERR_CLOSED', 'the sandbox was destroyed'));
   }
 
@@ -100,10 +107,16 @@ export class IsolateHandle implements SandboxHandle {
     else this.closeListeners.push(listener);
   }
 
+  /** Called by provider.cleanup() for an orphan: the same as dying on its own, from the pool's point of view. */
+  reap(reason: Error): void {
+    this.die(reason);
+  }
+
   private die(reason: Error): void {
     if (this.diedOnItsOwn || this.destroyed) return;
     this.diedOnItsOwn = reason;
     clearTimeout(this.expiryTimer);
+    untrackSandbox(this);
     this.repl.close(reason);
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }

@@ -4,13 +4,14 @@
  * Node.js API (no require, process, fs, network or timers). Host APIs cross in as copied values only: the console
  * is a callback that receives copied strings.
  *
- * Isolates live inside this process, so there is nothing to label or reap: they die with it.
+ * Isolates live inside this process and die with it, so cleanup only reaps this process's own orphans.
  */
 import { throwIfAborted } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import type { Availability, CreateOptions, SandboxHandle, SandboxProvider } from '../provider.js';
 import type { SandboxSpec } from '../spec.js';
 import { IsolateHandle } from './isolate-handle.js';
+import { reapSandboxes } from './live-isolates.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 
 function describe(error: unknown): string {
@@ -62,9 +63,14 @@ export class IsolateProvider implements SandboxProvider {
     }
   }
 
-  /** Nothing outlives this process: an isolate is memory inside it, not a container or a child process. */
-  async cleanup(_options: { ownerAlive: (ownerId: string) => boolean; all?: boolean }): Promise<number> {
-    return 0;
+  /**
+   * Frees this process's isolate sandboxes whose owner is not alive or whose deadline passed (all of them with
+   * `all`), notifying their onClose listeners. Nothing from other processes can exist: isolates die with them.
+   */
+  async cleanup(options: { ownerAlive: (ownerId: string) => boolean; all?: boolean }): Promise<number> {
+    return reapSandboxes(options, (sandbox) =>
+      new CorralError('SBX_ERR_CLOSED', `the sandbox was reaped by cleanup (owner ${sandbox.ownerId} gone, expired, or cleanup of all)`),
+    );
   }
 
   /** No connections or daemons to release. */
