@@ -23,7 +23,12 @@ def _make_removable(directory):
 def wipe_contents(directory, mode):
     """Removes everything inside directory (not the directory itself, which may be a mount point)."""
     try:
-        os.chmod(directory, mode)
+        # Restore the mode a user may have changed; a directory we do not own (EPERM) keeps its mode.
+        if os.stat(directory).st_mode & 0o7777 != mode:
+            try:
+                os.chmod(directory, mode)
+            except PermissionError:
+                pass
         names = os.listdir(directory)
     except FileNotFoundError:
         return

@@ -178,8 +178,9 @@ async function idleMemoryMiB(ids: string[]): Promise<number> {
 async function leakFigure(options: SandboxBenchOptions): Promise<Figure> {
   options.log('docker: SIGKILL an owner, then `corral cleanup`');
   const orphanScript = fileURLToPath(new URL('./orphan-owner.ts', import.meta.url));
-  const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-  const child = spawn(tsx, [orphanScript, 'docker', '5'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Node itself with tsx's loader, not the tsx wrapper: the SIGKILL must hit the process that owns the sandboxes.
+  const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', orphanScript, 'docker', '5'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
     child.on('exit', (code) => reject(new Error(`orphan owner exited early (${code})`)));

@@ -171,10 +171,11 @@ describe.skipIf(!processBackend)('MCP over Streamable HTTP, process backend', ()
     expect((search.structuredContent.results as { page_id: string }[])[0]?.page_id).toBe('nile');
     const sections = await callTool(client, 'view_sections', { page_id: 'nile' });
     expect(sections.structuredContent.sections).toEqual([
-      { section_id: 'nile:intro', section_name: 'intro' },
-      { section_id: 'nile:history', section_name: 'history' },
+      { section_id: 'nile:introduction', section_name: 'Introduction' },
+      { section_id: 'nile:history', section_name: 'History' },
     ]);
-    expect(textOf(await callTool(client, 'read_section', { section_id: 'nile:history' }))).toBe('Ancient Egypt grew along the Nile.');
+    expect(textOf(await callTool(client, 'read_section', { section_id: 'nile:history' }))).toBe('## History\n\nAncient Egypt grew along the Nile.');
+    expect((await callTool(client, 'read_section', { section_id: 'nile:nowhere' })).isError).toBe(true);
     expect((await callTool(client, 'view_sections', { page_id: 'nowhere' })).isError).toBe(true);
     expect(leased(server)).toBe(0);
     await transport.terminateSession();

@@ -49,6 +49,22 @@ describe.skipIf(!processBackend)(`corral mcp over stdio, process backend ${cites
     expect(await exited).toBe(0);
   });
 
+  it(`serves the wiki environment from --corpus ${cites('WIKI-TOOLS')}`, async () => {
+    const corpus = resolve(import.meta.dirname, '../fixtures/mcp-wiki/pages.jsonl');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'wiki', '--corpus', corpus], env: ENV, stderr: 'pipe' });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      const hits = (await callTool(client, 'search_pages', { query: 'which river flows through Cairo' })).structuredContent.results as { page_id: string }[];
+      expect(hits[0]?.page_id).toBe('nile');
+      const sections = (await callTool(client, 'view_sections', { page_id: 'nile' })).structuredContent.sections as { section_id: string }[];
+      expect(sections.map((section) => section.section_id)).toContain('nile:history');
+      expect((await callTool(client, 'read_section', { section_id: 'nile:history' })).structuredContent.content).toContain('Ancient Egypt');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('exits with code 2 and a message on stderr for an unknown environment', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp', 'nope'], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

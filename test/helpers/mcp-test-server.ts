@@ -9,7 +9,7 @@ import type { PrincipalResolver } from '../../src/http/principal.js';
 import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
-import { smallWikiLookup } from './small-wiki-lookup.js';
+import { smallWikiIndex } from './small-wiki-index.js';
 
 export interface TestServerOptions {
   token?: string;
@@ -35,7 +35,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const effective = options.bodyLimitBytes ? { ...config, server: { ...config.server, bodyLimitBytes: options.bodyLimitBytes } } : config;
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
   const app = buildServer(effective, {
-    environments: buildEnvironmentCatalog({ wiki: smallWikiLookup() }),
+    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
     sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
     pool,
     ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),

@@ -30,7 +30,7 @@ export function registerServeCommand(program: Command): void {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
       const { corpus, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
-      const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, log });
+      const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       const app = buildServer(config, { environments: runtime.catalog, sandboxSource: runtime.sandboxSource, pool: runtime.pool });
       if (bindsAllInterfaces(config.server)) {
         log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);

@@ -8,7 +8,7 @@ import { type EnvironmentCatalog, buildEnvironmentCatalog } from '../../mcp/envi
 import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '../../mcp/sandbox-source.js';
 import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
-import { loadWikiLookup } from './wiki-lookup-loading.js';
+import { loadWikiIndex } from './wiki-index-loading.js';
 
 export interface ToolRuntime {
   backend: 'docker' | 'process';
@@ -24,6 +24,8 @@ export interface ToolRuntimeOptions {
   corpusPaths?: readonly string[];
   /** Warm sandboxes kept ready for the general spec (serve: config.sandbox.minIdle; stdio: 0). */
   minIdle: number;
+  /** Build the wiki index (about 1.5 s for the 629 evaluation pages); stdio skips it for non-wiki environments. */
+  loadWiki: boolean;
   log: (line: string) => void;
 }
 
@@ -35,7 +37,7 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
   };
   const pool = new SandboxPool({ minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs });
   if (options.minIdle > 0) void pool.warm(specs.general, options.minIdle).catch((error: Error) => options.log(`warm-up failed: ${error.message}`));
-  const wiki = await loadWikiLookup({ corpusPaths: options.corpusPaths, dataDir: config.data.dataDir, log: options.log });
+  const wiki = options.loadWiki ? await loadWikiIndex({ corpusPaths: options.corpusPaths, dataDir: config.data.dataDir, log: options.log }) : undefined;
   return {
     backend,
     pool,

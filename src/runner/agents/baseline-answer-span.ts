@@ -19,7 +19,7 @@ const SHAPE_FIT: Record<AnswerKind, Record<CandidateShape, number>> = {
   other: { chunk: 0.5, capitalised: 0.5, number: 0, date: 0 },
 };
 
-export const SPAN_WEIGHTS = { sentenceRank: 1.5, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5 };
+export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5 };
 
 export interface ScoredCandidate extends Candidate {
   score: number;

@@ -14,9 +14,9 @@ import { ToolSteps } from './baseline-tool-steps.js';
 import { type PageResult, searchResults, sectionEntries, sectionText } from './baseline-wiki-results.js';
 
 export interface BaselineWikiOptions {
-  /** Most pages read per question (default 2). */
+  /** Most pages read per question (default 3). */
   maxPages?: number;
-  /** A lower-ranked page is read only when its score is at least this share of the top score (default 0.8). */
+  /** A lower-ranked page is read only when its score is at least this share of the top score (default 0.5). */
   relativeScore?: number;
   /** Cap on read_section calls per question (default 60). */
   maxSectionReads?: number;
@@ -28,7 +28,7 @@ export class BaselineWikiAgent implements Agent {
   private readonly options: Required<BaselineWikiOptions>;
 
   constructor(options: BaselineWikiOptions = {}) {
-    this.options = { maxPages: options.maxPages ?? 2, relativeScore: options.relativeScore ?? 0.8, maxSectionReads: options.maxSectionReads ?? 60 };
+    this.options = { maxPages: options.maxPages ?? 3, relativeScore: options.relativeScore ?? 0.5, maxSectionReads: options.maxSectionReads ?? 60 };
   }
 
   async run(input: AgentRunInput): Promise<void> {

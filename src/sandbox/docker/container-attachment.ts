@@ -35,6 +35,9 @@ export async function attachContainer(container: Docker.Container, options: { ab
     abortSignal: options.abortSignal,
   })) as unknown as Socket;
   socket.setNoDelay(true);
+  // The socket may come from the keep-alive pool, which unrefs idle sockets; a live sandbox must hold the
+  // process open like any other open connection until it is destroyed.
+  socket.ref();
   const stdout = new PassThrough();
   const stderrLog = new BoundedTextBuffer();
   const stderrDecoder = new StringDecoder('utf8');

@@ -7,7 +7,7 @@ import type { Availability, CreateOptions, SandboxProvider } from '../provider.j
 import { type SandboxSpec, specHash } from '../spec.js';
 import { type ContainerAttachment, attachContainer } from './container-attachment.js';
 import { cleanupContainers } from './container-cleanup.js';
-import { watchContainerExit } from './container-exit-watch.js';
+import { ContainerExitEvents } from './container-exit-events.js';
 import { SANDBOX_WORKSPACE, containerCreateOptions, containerName } from './container-options.js';
 import { type DockerConnection, openDockerConnection } from './docker-connection.js';
 import { describeDaemonError, errorMessage, isNoSuchImage } from './docker-errors.js';
@@ -28,17 +28,19 @@ const DEFAULT_READY_TIMEOUT_MS = 30_000;
 
 /**
  * Sandboxes as hardened containers, one per sandbox, each running the in-sandbox agent under docker-init
- * and spoken to over the container's attach stream (never `docker exec`). Create costs four requests on a
- * keep-alive connection (create; attach and wait in parallel; start) and no inspect.
+ * and spoken to over the container's attach stream (never `docker exec`). Create costs three requests on a
+ * keep-alive connection (create, attach, start) and no inspect; exits are learnt from one shared event stream.
  */
 export class DockerProvider implements SandboxProvider {
   readonly name = 'docker' as const;
   private readonly connection: DockerConnection;
+  private readonly exitEvents: ContainerExitEvents;
   private readonly readyTimeoutMs: number;
   private readonly defaultCallTimeoutMs: number | undefined;
 
   constructor(options: DockerProviderOptions = {}) {
     this.connection = openDockerConnection({ socketPath: options.dockerSocketPath });
+    this.exitEvents = new ContainerExitEvents(this.connection.docker);
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     this.defaultCallTimeoutMs = options.defaultCallTimeoutMs;
   }
@@ -70,8 +72,7 @@ export class DockerProvider implements SandboxProvider {
     const container = await this.createContainer(spec, createOptions);
     let attachment: ContainerAttachment | undefined;
     try {
-      const exitWatch = watchContainerExit(this.docker, container.id);
-      [attachment] = await Promise.all([attachContainer(container, { abortSignal: options.abortSignal }), exitWatch.registered]);
+      [attachment] = await Promise.all([attachContainer(container, { abortSignal: options.abortSignal }), this.exitEvents.track(container.id)]);
       throwIfAborted(options.abortSignal);
       await container.start();
       const connection = new AgentConnection({
@@ -82,7 +83,7 @@ export class DockerProvider implements SandboxProvider {
         workspace: SANDBOX_WORKSPACE,
         defaultTimeoutMs: this.defaultCallTimeoutMs,
       });
-      const handle = new DockerSandboxHandle({ docker: this.docker, containerId: container.id, sandboxId: options.sandboxId, connection, attachment, exitWatch });
+      const handle = new DockerSandboxHandle({ docker: this.docker, containerId: container.id, sandboxId: options.sandboxId, connection, attachment, exitEvents: this.exitEvents });
       try {
         await connection.ready({ timeoutMs: this.readyTimeoutMs, abortSignal: options.abortSignal });
       } catch (error) {
@@ -91,6 +92,7 @@ export class DockerProvider implements SandboxProvider {
       }
       return handle;
     } catch (error) {
+      this.exitEvents.untrack(container.id);
       attachment?.destroy();
       // Best effort: the create already failed, and the reaper removes anything this misses.
       await container.remove({ force: true }).catch(() => undefined);
@@ -122,6 +124,7 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async close(): Promise<void> {
+    this.exitEvents.close();
     this.connection.close();
   }
 }

@@ -4,7 +4,7 @@ import type { AgentConnection } from '../agent-client/agent-connection.js';
 import type { ResetReport, SandboxHandle } from '../provider.js';
 import type { SandboxSession } from '../session.js';
 import type { ContainerAttachment } from './container-attachment.js';
-import type { ContainerExit, ContainerExitWatch } from './container-exit-watch.js';
+import type { ContainerExit, ContainerExitEvents } from './container-exit-events.js';
 import { errorMessage, isGoneOrGoing } from './docker-errors.js';
 
 /** How long to wait for the exit code after the attach stream drops, before calling it a plain close. */
@@ -18,13 +18,13 @@ export interface DockerSandboxParts {
   sandboxId: string;
   connection: AgentConnection;
   attachment: ContainerAttachment;
-  exitWatch: ContainerExitWatch;
+  exitEvents: ContainerExitEvents;
 }
 
 /**
- * One container running the agent. It notices its own death through two signals: the attach stream
- * dropping (fast) and the wait long-poll (gives the exit code). Pending calls then fail with
- * SBX_ERR_KILLED for a SIGKILL (OOM, pids, `docker kill`) and SBX_ERR_CLOSED otherwise.
+ * One container running the agent. It notices its own death when the attach stream drops, then asks the
+ * provider's event stream how it ended. Pending calls fail with SBX_ERR_KILLED when it was killed (OOM,
+ * `docker kill`, `docker stop`) and SBX_ERR_CLOSED otherwise (the agent quit, e.g. at its deadline).
  */
 export class DockerSandboxHandle implements SandboxHandle {
   readonly containerId: string;
@@ -37,13 +37,7 @@ export class DockerSandboxHandle implements SandboxHandle {
     this.containerId = parts.containerId;
     parts.attachment.disconnected.then(async () => {
       if (this.closeReason) return; // we closed it ourselves
-      // unref: a process that is otherwise done must not linger for this timer.
-      const grace = new Promise<ContainerExit>((resolve) => setTimeout(resolve, EXIT_CODE_GRACE_MS, { statusCode: null }).unref());
-      this.finish(await Promise.race([parts.exitWatch.exited, grace]));
-    });
-    parts.exitWatch.exited.then((exit) => {
-      // A null status means the watch broke (e.g. the provider closed its sockets), not that we died.
-      if (exit.statusCode !== null) this.finish(exit);
+      this.finish(await parts.exitEvents.exitOf(this.containerId, EXIT_CODE_GRACE_MS));
     });
     parts.connection.onClose((reason) => {
       // The agent connection gave up on its own (protocol error, dead-man switch): the container is useless.
@@ -88,7 +82,7 @@ export class DockerSandboxHandle implements SandboxHandle {
   /** Kills and removes the container; safe to call any number of times, concurrently too. */
   destroy(): Promise<void> {
     this.destroyRequested = true;
-    this.finish({ statusCode: null });
+    this.finish({ statusCode: null, outOfMemory: false });
     return this.remove();
   }
 
@@ -107,6 +101,7 @@ export class DockerSandboxHandle implements SandboxHandle {
   private finish(exit: ContainerExit): void {
     if (this.closeReason) return;
     const reason = this.describeEnd(exit);
+    this.parts.exitEvents.untrack(this.containerId);
     this.markClosed(reason);
     this.parts.connection.close(reason);
     this.parts.attachment.endStdout();
@@ -126,12 +121,12 @@ export class DockerSandboxHandle implements SandboxHandle {
   }
 
   private describeEnd(exit: ContainerExit): CorralError {
-    const details = { sandboxId: this.parts.sandboxId, containerId: this.containerId, exitStatus: exit.statusCode };
+    const details = { sandboxId: this.parts.sandboxId, containerId: this.containerId, exitStatus: exit.statusCode, outOfMemory: exit.outOfMemory };
     if (this.destroyRequested) return new CorralError('SBX_ERR_CLOSED', `sandbox ${this.parts.sandboxId} was destroyed`, { details });
     const stderr = this.parts.attachment.stderrLog.text().trim().slice(-1_000);
     const tail = stderr ? `; agent stderr: ${stderr}` : '';
     if (exit.statusCode !== null && KILLED_STATUSES.has(exit.statusCode)) {
-      const how = exit.statusCode === 137 ? 'SIGKILL: out of memory, or killed from outside' : 'SIGTERM: stopped from outside';
+      const how = exit.outOfMemory ? `out of memory: it hit its memory limit` : exit.statusCode === 137 ? 'SIGKILL from outside' : 'SIGTERM: stopped from outside';
       return new CorralError('SBX_ERR_KILLED', `sandbox ${this.parts.sandboxId} was killed (${how})${tail}`, { details });
     }
     const status = exit.statusCode === null ? 'its stream closed' : `its agent exited with status ${exit.statusCode}`;

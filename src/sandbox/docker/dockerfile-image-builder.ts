@@ -42,7 +42,8 @@ export async function buildImageWithDockerfile(definition: ImageDefinition, opti
         progress,
         (error: Error | null, events: Array<{ error?: string }>) => {
           const failed = error?.message ?? events.find((event) => event.error)?.error;
-          if (failed) reject(new CorralError('IMG_ERR_BUILD_FAILED', `docker build failed: ${failed}`, { cause: error }));
+          const hint = ' (no registry reachable? `corral images build --offline` needs none)';
+          if (failed) reject(new CorralError('IMG_ERR_BUILD_FAILED', `docker build failed: ${failed}${hint}`, { cause: error }));
           else resolve();
         },
         (event: { stream?: string }) => {

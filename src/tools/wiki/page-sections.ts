@@ -1,10 +1,11 @@
 /**
  * Split a page into the sections `view_sections` lists. Markdown headings of any level start a
- * section. A page whose only heading is its leading `# Title` (SQuAD and HotpotQA pages) has no real
+ * section, which extends over its subsections. A page whose only heading is its leading `# Title` (SQuAD and HotpotQA pages) has no real
  * structure, so its paragraphs are grouped a few at a time into sections labelled as our own grouping
- * ("Paragraphs 1–3"), which keeps `read_section` answers short and gives search a passage to point at.
+ * ("Paragraphs 1–3"), which keeps `read_section` answers short. Each section is a contiguous span of
+ * the normalised page, so the index file stores offsets instead of a second copy of the text.
  */
-import type { SectionedPage, WikiPage, WikiSection } from './wiki-page.js';
+import type { SectionedPage, SectionOrigin, WikiPage, WikiSection } from './wiki-page.js';
 import { FULL_PAGE_SECTION } from './wiki-page.js';
 import { looksTokenised, normaliseWikiText } from './wikitext-normalise.js';
 
@@ -17,12 +18,15 @@ export const DEFAULT_PARAGRAPHS_PER_GROUP = 3;
 
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const FENCE = /^\s*(```|~~~)/;
+const BLANK_LINES = /\n[ \t]*\n\s*/g;
 
 interface HeadingLine {
-  readonly lineIndex: number;
+  readonly start: number;
   readonly level: number;
   readonly name: string;
 }
+
+type Span = readonly [start: number, end: number];
 
 /** Lower-case, non-alphanumerics collapsed to `_`, like the page ids of the corpora. */
 export function slugify(text: string): string {
@@ -35,16 +39,41 @@ export function slugify(text: string): string {
   return slug === '' ? 'section' : slug;
 }
 
-function findHeadings(lines: readonly string[]): HeadingLine[] {
+/** Narrow [start, end) so it neither starts nor ends with whitespace. */
+function trimSpan(content: string, start: number, end: number): Span {
+  while (start < end && /\s/.test(content[start] ?? '')) start += 1;
+  while (end > start && /\s/.test(content[end - 1] ?? '')) end -= 1;
+  return [start, end];
+}
+
+function findHeadings(content: string): HeadingLine[] {
   const headings: HeadingLine[] = [];
   let insideFence = false;
-  lines.forEach((line, lineIndex) => {
+  let start = 0;
+  for (const line of content.split('\n')) {
     if (FENCE.test(line)) insideFence = !insideFence;
-    if (insideFence) return;
-    const match = HEADING.exec(line);
-    if (match !== null && (match[2] ?? '') !== '') headings.push({ lineIndex, level: (match[1] ?? '#').length, name: match[2] ?? '' });
-  });
+    const match = insideFence ? null : HEADING.exec(line);
+    if (match !== null && (match[2] ?? '') !== '') headings.push({ start, level: (match[1] ?? '#').length, name: match[2] ?? '' });
+    start += line.length + 1;
+  }
   return headings;
+}
+
+/** Non-empty paragraphs (blank-line separated) of content[from, to), as trimmed spans. */
+function paragraphSpans(content: string, from: number, to: number): Span[] {
+  const spans: Span[] = [];
+  const region = content.slice(from, to);
+  let paragraphStart = 0;
+  const push = (end: number) => {
+    const span = trimSpan(content, from + paragraphStart, from + end);
+    if (span[1] > span[0]) spans.push(span);
+  };
+  for (const separator of region.matchAll(BLANK_LINES)) {
+    push(separator.index);
+    paragraphStart = separator.index + separator[0].length;
+  }
+  push(region.length);
+  return spans;
 }
 
 /** Hands out `<page_id>:<slug>` ids, suffixing repeats (`_2`) and never reusing `full`. */
@@ -59,54 +88,57 @@ function sectionIdAllocator(pageId: string): (name: string) => string {
   };
 }
 
-function paragraphsOf(lines: readonly string[]): string[] {
-  return lines
-    .join('\n')
-    .split(/\n\s*\n/)
-    .map((paragraph) => paragraph.trim())
-    .filter((paragraph) => paragraph !== '');
-}
-
-function paragraphGroupSections(pageId: string, paragraphs: readonly string[], perGroup: number): WikiSection[] {
-  const allocate = sectionIdAllocator(pageId);
-  const sections: WikiSection[] = [];
-  for (let start = 0; start < paragraphs.length; start += perGroup) {
-    const group = paragraphs.slice(start, start + perGroup);
-    const first = start + 1;
-    const last = start + group.length;
-    const sectionName = first === last ? `Paragraph ${first}` : `Paragraphs ${first}–${last}`;
-    sections.push({ sectionId: allocate(sectionName), sectionName, origin: 'paragraphs', text: group.join('\n\n') });
+function paragraphGroupSpans(paragraphs: readonly Span[], perGroup: number): { name: string; span: Span }[] {
+  const groups: { name: string; span: Span }[] = [];
+  for (let first = 0; first < paragraphs.length; first += perGroup) {
+    const last = Math.min(first + perGroup, paragraphs.length) - 1;
+    const name = first === last ? `Paragraph ${first + 1}` : `Paragraphs ${first + 1}–${last + 1}`;
+    groups.push({ name, span: [paragraphs[first]?.[0] ?? 0, paragraphs[last]?.[1] ?? 0] });
   }
-  return sections;
+  return groups;
 }
 
-function headingSections(pageId: string, lines: readonly string[], headings: readonly HeadingLine[]): WikiSection[] {
-  const allocate = sectionIdAllocator(pageId);
-  const sections: WikiSection[] = [];
-  const firstHeadingLine = headings[0]?.lineIndex ?? lines.length;
-  const preamble = lines.slice(0, firstHeadingLine).join('\n').trim();
-  if (preamble !== '') sections.push({ sectionId: allocate('Introduction'), sectionName: 'Introduction', origin: 'paragraphs', text: preamble });
+function headingSpans(content: string, headings: readonly HeadingLine[]): { name: string; origin: SectionOrigin; span: Span }[] {
+  const sections: { name: string; origin: SectionOrigin; span: Span }[] = [];
+  const preamble = trimSpan(content, 0, headings[0]?.start ?? content.length);
+  if (preamble[1] > preamble[0]) sections.push({ name: 'Introduction', origin: 'paragraphs', span: preamble });
   headings.forEach((heading, index) => {
-    const end = headings[index + 1]?.lineIndex ?? lines.length;
-    const text = lines.slice(heading.lineIndex, end).join('\n').trim();
-    sections.push({ sectionId: allocate(heading.name), sectionName: heading.name, origin: 'heading', text });
+    // A section runs to the next heading of its own level or above, so reading "Career" also gives its
+    // subsections instead of a bare heading line.
+    const next = headings.slice(index + 1).find((later) => later.level <= heading.level);
+    sections.push({ name: heading.name, origin: 'heading', span: trimSpan(content, heading.start, next?.start ?? content.length) });
   });
   return sections;
 }
 
+function endOfFirstLine(content: string): number {
+  const newline = content.indexOf('\n');
+  return newline < 0 ? content.length : newline + 1;
+}
+
 /** Normalise a page (WikiText artefacts) and split it into sections. */
 export function sectionPage(page: WikiPage, options: SectioningOptions = {}): SectionedPage {
-  const perGroup = Math.max(1, options.paragraphsPerGroup ?? DEFAULT_PARAGRAPHS_PER_GROUP);
+  const perGroup = Math.max(1, Math.floor(options.paragraphsPerGroup ?? DEFAULT_PARAGRAPHS_PER_GROUP));
   const tokenised = looksTokenised(page.content);
   const content = normaliseWikiText(page.content, tokenised).trim();
   const title = normaliseWikiText(page.title, tokenised).trim();
-  const lines = content.split('\n');
-  const headings = findHeadings(lines);
-  const firstTextLine = lines.findIndex((line) => line.trim() !== '');
-  const onlyTitleHeading = headings.length === 1 && headings[0]?.level === 1 && headings[0].lineIndex === firstTextLine;
-  if (headings.length === 0 || onlyTitleHeading) {
-    const body = onlyTitleHeading ? lines.slice(firstTextLine + 1) : lines;
-    return { id: page.id, title, content, sections: paragraphGroupSections(page.id, paragraphsOf(body), perGroup) };
-  }
-  return { id: page.id, title, content, sections: headingSections(page.id, lines, headings) };
+  const headings = findHeadings(content);
+  const onlyTitleHeading = headings.length === 1 && headings[0]?.level === 1 && headings[0].start === 0;
+  const spans =
+    headings.length === 0 || onlyTitleHeading
+      ? paragraphGroupSpans(paragraphSpans(content, onlyTitleHeading ? endOfFirstLine(content) : 0, content.length), perGroup).map((group) => ({
+          ...group,
+          origin: 'paragraphs' as const,
+        }))
+      : headingSpans(content, headings);
+  const allocate = sectionIdAllocator(page.id);
+  const sections: WikiSection[] = spans.map(({ name, origin, span: [start, end] }) => ({
+    sectionId: allocate(name),
+    sectionName: name,
+    origin,
+    start,
+    end,
+    text: content.slice(start, end),
+  }));
+  return { id: page.id, title, content, sections };
 }

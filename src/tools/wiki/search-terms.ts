@@ -1,14 +1,25 @@
 /**
- * The analyser shared by indexing and querying: split into words, lower-case, fold accents, drop stop
+ * The analyser shared by indexing and querying: split into words, fold case and accents, drop stop
  * words, and reduce each word to its Porter stem so "founded" finds "founding". The same function
- * must run on both sides, so it lives here and the index options only name it.
+ * must run on both sides, so the index stores analysed text and queries go through `termsOf` too.
+ * Changing anything here changes every index: bump ANALYSER_VERSION so saved index files are rebuilt.
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 
+export const ANALYSER_VERSION = 1;
+
 /** Letters and digits (any script); everything else separates words. */
 const WORD = /[\p{L}\p{N}]+/gu;
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/**
+ * Word → term memo. A corpus has far fewer distinct words than word occurrences, and stemming is
+ * the most expensive step of indexing; the cap keeps odd query streams from growing it forever.
+ */
+const termCache = new Map<string, string | null>();
+const TERM_CACHE_LIMIT = 500_000;
 
 export function splitWords(text: string): string[] {
   return text.match(WORD) ?? [];
@@ -17,15 +28,18 @@ export function splitWords(text: string): string[] {
 /** Fold case and accents: "Zürich" and "zurich" are one term. */
 export function foldWord(word: string): string {
   const lower = word.toLowerCase();
-  // Most words are plain ASCII; skipping NFKD for them keeps indexing fast.
-  return /^[\x00-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(COMBINING_MARKS, '');
+  return ASCII_ONLY.test(lower) ? lower : lower.normalize('NFKD').replace(COMBINING_MARKS, '');
 }
 
 /** One word to its index term, or null when it carries no meaning for search. */
 export function termOf(word: string): string | null {
+  const cached = termCache.get(word);
+  if (cached !== undefined) return cached;
   const folded = foldWord(word);
-  if (ENGLISH_STOP_WORDS.has(folded)) return null;
-  return stemmer(folded);
+  const term = ENGLISH_STOP_WORDS.has(folded) || folded === '' ? null : stemmer(folded);
+  if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
+  termCache.set(word, term);
+  return term;
 }
 
 /** All index terms of a text, in order, repeats kept. */

@@ -19,6 +19,9 @@ export interface WikiSection {
   readonly sectionId: string;
   readonly sectionName: string;
   readonly origin: SectionOrigin;
+  /** Where the section lies in its page's normalised content: `content.slice(start, end)` is `text`. */
+  readonly start: number;
+  readonly end: number;
   /** Normalised section text including its heading line (what `read_section` returns). */
   readonly text: string;
 }
