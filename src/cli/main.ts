@@ -4,7 +4,10 @@ import { CorralError } from '../core/errors.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerCleanupCommand } from './commands/cleanup.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerEvalCommand } from './commands/eval.js';
 import { registerImagesCommand } from './commands/images.js';
+import { registerMcpCommand } from './commands/mcp-stdio.js';
+import { registerServeCommand } from './commands/serve.js';
 
 export function buildProgram(): Command {
   const program = new Command('corral')
@@ -15,6 +18,9 @@ export function buildProgram(): Command {
   registerImagesCommand(program);
   registerCleanupCommand(program);
   registerBenchCommand(program);
+  registerServeCommand(program);
+  registerMcpCommand(program);
+  registerEvalCommand(program);
   return program;
 }
 

@@ -6,9 +6,8 @@
  * - /mcp/<env> with a 2026-era (sessionless) client: one set per request, released after it;
  * - /mcp/<env>/<handle> and ws with a handle: the handle's set, for clients of either era.
  */
-import { type McpHttpHandler, type McpServer, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { type McpHttpHandler, type McpServer, type Transport, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Transport } from '@modelcontextprotocol/server';
 import { createToolServer } from './create-tool-server.js';
 import type { Environment, EnvironmentCatalog } from './environments.js';
 import { LazySandboxes } from './lazy-sandboxes.js';

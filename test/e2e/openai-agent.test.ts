@@ -283,8 +283,8 @@ describe('OpenAIAgent over HTTP', () => {
     const { recorder, done } = runAgent(agentFor(server, { samplingArgs: { logprobs: true, return_token_ids: true } }));
     await done;
     expect(recorder.snapshot().tokens).toEqual([
-      { promptTokenIds: first.promptTokenIds, completionTokenIds: first.completionTokenIds, completionLogprobs: first.logprobs },
-      { promptTokenIds: second.promptTokenIds, completionTokenIds: second.completionTokenIds, completionLogprobs: second.logprobs },
+      { turn: 1, promptTokenIds: first.promptTokenIds, completionTokenIds: first.completionTokenIds, completionLogprobs: first.logprobs },
+      { turn: 2, promptTokenIds: second.promptTokenIds, completionTokenIds: second.completionTokenIds, completionLogprobs: second.logprobs },
     ]);
   });
 

@@ -8,6 +8,8 @@ import { type EnvironmentCatalog, buildEnvironmentCatalog } from '../../mcp/envi
 import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '../../mcp/sandbox-source.js';
 import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
+import type { SandboxSpecInput } from '../../sandbox/spec.js';
+import type { WikiIndex } from '../../tools/wiki/wiki-index.js';
 import { loadWikiIndex } from './wiki-index-loading.js';
 
 export interface ToolRuntime {
@@ -16,6 +18,8 @@ export interface ToolRuntime {
   specs: SandboxSpecsByKind;
   sandboxSource: SandboxSource;
   catalog: EnvironmentCatalog;
+  /** The shared wiki index, when one was loaded. */
+  wiki: WikiIndex | undefined;
   close(): Promise<void>;
 }
 
@@ -27,12 +31,17 @@ export interface ToolRuntimeOptions {
   /** Build the wiki index (about 1.5 s for the 629 evaluation pages); stdio skips it for non-wiki environments. */
   loadWiki: boolean;
   log: (line: string) => void;
+  /** Sandbox spec fields an environment sets for its general sandboxes (e.g. python-code's reuse: 'reset'). */
+  specOverrides?: Readonly<Record<string, unknown>>;
 }
 
 export async function startToolRuntime(config: CorralConfig, options: ToolRuntimeOptions): Promise<ToolRuntime> {
   const backend = await chooseBackend(config, options.log);
   const specs: SandboxSpecsByKind = {
-    general: backend === 'docker' ? { backend, image: config.sandbox.image, reuse: config.sandbox.reuse } : { backend, reuse: config.sandbox.reuse },
+    general: {
+      ...(backend === 'docker' ? { backend, image: config.sandbox.image, reuse: config.sandbox.reuse } : { backend, reuse: config.sandbox.reuse }),
+      ...(options.specOverrides as SandboxSpecInput | undefined),
+    },
     javascript: { backend: 'isolate' },
   };
   const pool = new SandboxPool({ minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs });
@@ -44,6 +53,7 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
     specs,
     sandboxSource: poolSandboxSource(pool, specs),
     catalog: buildEnvironmentCatalog(wiki ? { wiki } : {}),
+    wiki,
     close: () => pool.close(),
   };
 }

@@ -12,7 +12,8 @@ export const ANALYSER_VERSION = 1;
 /** Letters and digits (any script); everything else separates words. */
 const WORD = /[\p{L}\p{N}]+/gu;
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** Words are letters and digits only, so plain ASCII ones need no accent folding. */
+const PLAIN_ASCII_WORD = /^[a-z0-9]*$/;
 
 /**
  * Word → term memo. A corpus has far fewer distinct words than word occurrences, and stemming is
@@ -28,7 +29,7 @@ export function splitWords(text: string): string[] {
 /** Fold case and accents: "Zürich" and "zurich" are one term. */
 export function foldWord(word: string): string {
   const lower = word.toLowerCase();
-  return ASCII_ONLY.test(lower) ? lower : lower.normalize('NFKD').replace(COMBINING_MARKS, '');
+  return PLAIN_ASCII_WORD.test(lower) ? lower : lower.normalize('NFKD').replace(COMBINING_MARKS, '');
 }
 
 /** One word to its index term, or null when it carries no meaning for search. */

@@ -11,7 +11,7 @@ import { PageStore } from './page-store.js';
 import { decodePages, encodePages } from './page-store-json.js';
 import { addPassage, createPassageEngine, loadPassageEngine, scorePassages, type PassageEngine } from './passage-engine.js';
 import { ANALYSER_VERSION, termsOf } from './search-terms.js';
-import { extractSnippet } from './snippet.js';
+import { snippetMaker } from './snippet.js';
 import type { PageHit, SectionListing, WikiPage } from './wiki-page.js';
 
 export interface WikiIndexOptions {
@@ -81,7 +81,7 @@ export class WikiIndex {
       if (current === undefined || score > current.score) best.set(pageIndex, { score, passageNumber });
     }
     const ranked = [...best.entries()].sort(([leftPage, left], [rightPage, right]) => right.score - left.score || leftPage - rightPage).slice(0, limit);
-    const termSet = new Set(queryTerms);
+    const snippetOf = snippetMaker(queryTerms);
     return ranked.map(([pageIndex, { score, passageNumber }]) => {
       const page = this.store.pages[pageIndex];
       const passage = this.store.passages[passageNumber];
@@ -89,7 +89,7 @@ export class WikiIndex {
         page_id: page?.id ?? '',
         title: page?.title ?? '',
         score: Number(score.toFixed(4)),
-        snippet: passage === undefined ? '' : extractSnippet(passage.text, termSet),
+        snippet: passage === undefined ? '' : snippetOf(passage.text),
       };
     });
   }
