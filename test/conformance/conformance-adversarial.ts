@@ -4,9 +4,9 @@
  * works or reports itself closed. The host must be unaffected.
  */
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
-import { processNames, requireCapabilities, useSandbox, type MakeProvider, type SandboxFixture } from './sandbox-fixture.js';
+import { processNames, itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider, type SandboxFixture } from './sandbox-fixture.js';
 
 async function expectStillUsable(fixture: SandboxFixture): Promise<void> {
   if (fixture.handle.closed) return; // reported closed: acceptable, the pool replaces it
@@ -26,8 +26,8 @@ function memoryBombCode(fixture: SandboxFixture): string {
 export function describeAdversarialConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('adversarial: fork bomb', () => {
     const fixture = useSandbox(makeProvider, spec);
-    it('is contained by the pids limit and fully killed when the call ends; sandbox and host keep working', { timeout: 120_000 }, async (context) => {
-      requireCapabilities(context, fixture, 'exec');
+    itWithCapabilities(['exec'], 'is contained by the pids limit and fully killed when the call ends; sandbox and host keep working', { timeout: 120_000 }, async () => {
+      requireCapabilities(fixture, 'exec');
       // The first shell returns at once; its background copies hold the output pipes until the agent kills the group.
       const result = await fixture.session.exec({ command: 'bomb() { bomb | bomb & }; bomb; sleep 3', timeoutMs: 5_000 });
       expect(typeof result.durationMs).toBe('number');
@@ -42,8 +42,8 @@ export function describeAdversarialConformance(makeProvider: MakeProvider, spec:
 
   describe('adversarial: memory bomb in exec', () => {
     const fixture = useSandbox(makeProvider, spec);
-    it('fails like a normal command (MemoryError or killed)', { timeout: 120_000 }, async (context) => {
-      requireCapabilities(context, fixture, 'exec');
+    itWithCapabilities(['exec'], 'fails like a normal command (MemoryError or killed)', { timeout: 120_000 }, async () => {
+      requireCapabilities(fixture, 'exec');
       const result = await fixture.session.exec({ command: ['python3', '-c', memoryBombCode(fixture)], timeoutMs: 60_000 });
       expect(result.timedOut).toBe(false);
       expect(result.exitCode).not.toBe(0);
@@ -54,8 +54,8 @@ export function describeAdversarialConformance(makeProvider: MakeProvider, spec:
 
   describe('adversarial: memory bomb in python', () => {
     const fixture = useSandbox(makeProvider, spec);
-    it('returns an error value or a lost state, then the REPL works again', { timeout: 120_000 }, async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'returns an error value or a lost state, then the REPL works again', { timeout: 120_000 }, async () => {
+      requireCapabilities(fixture, 'python');
       const result = await fixture.session.python({ code: memoryBombCode(fixture), timeoutMs: 60_000 });
       expect(result.timedOut).toBe(false);
       expect(result.error !== null || result.stateLost).toBe(true);
@@ -67,22 +67,22 @@ export function describeAdversarialConformance(makeProvider: MakeProvider, spec:
   describe('adversarial: runaway output, loops and disk', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    it('stops an infinite shell loop at the timeout', async (context) => {
-      requireCapabilities(context, fixture, 'exec');
+    itWithCapabilities(['exec'], 'stops an infinite shell loop at the timeout', async () => {
+      requireCapabilities(fixture, 'exec');
       const result = await fixture.session.exec({ command: 'while :; do :; done', timeoutMs: 1_000 });
       expect(result.timedOut).toBe(true);
       await expectStillUsable(fixture);
     });
 
-    it('drains 1 GB of stdout, keeping only the capped prefix', { timeout: 300_000 }, async (context) => {
-      requireCapabilities(context, fixture, 'exec');
+    itWithCapabilities(['exec'], 'drains 1 GB of stdout, keeping only the capped prefix', { timeout: 300_000 }, async () => {
+      requireCapabilities(fixture, 'exec');
       const result = await fixture.session.exec({ command: "head -c 1000000000 /dev/zero | tr '\\0' a", timeoutMs: 240_000 });
       expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdoutTruncated: true });
       expect(result.stdout).toBe('a'.repeat(30_000));
     });
 
-    it('reports a full workspace as a normal failure and recovers after cleanup', { timeout: 120_000 }, async (context) => {
-      requireCapabilities(context, fixture, 'exec');
+    itWithCapabilities(['exec'], 'reports a full workspace as a normal failure and recovers after cleanup', { timeout: 120_000 }, async () => {
+      requireCapabilities(fixture, 'exec');
       // Twice the configured size: fails on a bounded workspace, and stays harmless if the bound were missing.
       const fill = await fixture.session.exec({ command: `head -c ${fixture.spec.workspaceMiB * 2}M /dev/zero > fill.bin`, timeoutMs: 60_000 });
       expect(fill.exitCode).not.toBe(0);

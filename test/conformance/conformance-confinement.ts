@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
-import { expectCorralError, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
+import { expectCorralError, itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
 
 /** File operations must stay inside the workspace: `..`, absolute paths and symlinks that lead out are refused. */
 export function describeConfinementConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('workspace confinement', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    it('refuses path traversal and absolute paths outside the workspace', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'refuses path traversal and absolute paths outside the workspace', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       await expectCorralError(files.read({ path: '../../etc/passwd' }), 'SBX_ERR_PERMISSION');
       await expectCorralError(files.read({ path: '/etc/passwd' }), 'SBX_ERR_PERMISSION');
@@ -18,15 +18,15 @@ export function describeConfinementConformance(makeProvider: MakeProvider, spec:
       await expectCorralError(files.mkdir({ path: 'a/../../outside' }), 'SBX_ERR_PERMISSION');
     });
 
-    it('accepts absolute paths inside the workspace and `..` that stays inside', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'accepts absolute paths inside the workspace and `..` that stays inside', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       await files.write({ path: `${fixture.session.workspace}/inside/file.txt`, content: 'ok' });
       expect((await files.read({ path: 'inside/../inside/file.txt' }))?.content).toBe('ok');
     });
 
-    it('refuses to read, write, list or search through a symlink to /', async (context) => {
-      requireCapabilities(context, fixture, 'files', 'exec');
+    itWithCapabilities(['files', 'exec'], 'refuses to read, write, list or search through a symlink to /', async () => {
+      requireCapabilities(fixture, 'files', 'exec');
       const files = fixture.session.files;
       const link = await fixture.session.exec({ command: 'ln -s / rootlink && ln -s /etc/passwd passwd-link && echo made' });
       expect(link.stdout).toBe('made\n');

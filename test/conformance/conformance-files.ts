@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { expectCorralError, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
+import { describe, expect } from 'vitest';
+import { expectCorralError, itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
 
 export function describeFileConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('files', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    it('round-trips UTF-8 text and reports its size in bytes', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'round-trips UTF-8 text and reports its size in bytes', async () => {
+      requireCapabilities(fixture, 'files');
       const text = 'héllo wörld ✓\nsecond line\n';
       const written = await fixture.session.files.write({ path: 'notes/hello.txt', content: text });
       expect(written.sizeBytes).toBe(Buffer.byteLength(text));
@@ -16,8 +16,8 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect(read).toEqual({ content: text, encoding: 'utf8', sizeBytes: Buffer.byteLength(text), truncated: false });
     });
 
-    it('round-trips every byte value through base64', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'round-trips every byte value through base64', async () => {
+      requireCapabilities(fixture, 'files');
       const bytes = Buffer.from(Array.from({ length: 256 }, (_, index) => index));
       await fixture.session.files.write({ path: 'binary.bin', content: bytes.toString('base64'), encoding: 'base64' });
       const read = await fixture.session.files.read({ path: 'binary.bin', encoding: 'base64' });
@@ -25,8 +25,8 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect(read?.sizeBytes).toBe(256);
     });
 
-    it('round-trips a 5 MB file', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'round-trips a 5 MB file', async () => {
+      requireCapabilities(fixture, 'files');
       const bytes = randomBytes(5 * 1024 * 1024);
       await fixture.session.files.write({ path: 'large.bin', content: bytes.toString('base64'), encoding: 'base64' });
       const read = await fixture.session.files.read({ path: 'large.bin', encoding: 'base64' });
@@ -34,15 +34,15 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect(Buffer.from(read?.content ?? '', 'base64').equals(bytes)).toBe(true);
     });
 
-    it('reads a prefix with maxBytes and flags the truncation', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'reads a prefix with maxBytes and flags the truncation', async () => {
+      requireCapabilities(fixture, 'files');
       await fixture.session.files.write({ path: 'digits.txt', content: '0123456789' });
       const read = await fixture.session.files.read({ path: 'digits.txt', maxBytes: 4 });
       expect(read).toMatchObject({ content: '0123', truncated: true, sizeBytes: 10 });
     });
 
-    it('returns null, false or [] for missing paths instead of throwing', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'returns null, false or [] for missing paths instead of throwing', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       expect(await files.read({ path: 'missing.txt' })).toBeNull();
       expect(await files.stat({ path: 'missing.txt' })).toBeNull();
@@ -52,8 +52,8 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect(await files.glob({ pattern: '*', path: 'missing-directory' })).toEqual([]);
     });
 
-    it('edits by exact replacement and rejects absent or ambiguous old text', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'edits by exact replacement and rejects absent or ambiguous old text', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       await files.write({ path: 'edit.txt', content: 'alpha beta alpha' });
       await expectCorralError(files.edit({ path: 'edit.txt', oldText: 'gamma', newText: 'x' }), 'SBX_ERR_INVALID_ARGUMENT');
@@ -63,8 +63,8 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect((await files.read({ path: 'edit.txt' }))?.content).toBe('A BETA A');
     });
 
-    it('lists, stats, makes and removes directories', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'lists, stats, makes and removes directories', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       await files.mkdir({ path: 'tree/inner' });
       await files.write({ path: 'tree/inner/leaf.txt', content: 'leaf' });
@@ -80,8 +80,8 @@ export function describeFileConformance(makeProvider: MakeProvider, spec: Sandbo
       expect(await files.stat({ path: 'tree' })).toBeNull();
     });
 
-    it('finds files with glob and lines with grep', async (context) => {
-      requireCapabilities(context, fixture, 'files');
+    itWithCapabilities(['files'], 'finds files with glob and lines with grep', async () => {
+      requireCapabilities(fixture, 'files');
       const files = fixture.session.files;
       await files.write({ path: 'search/a.py', content: 'import os\nprint("needle")\n' });
       await files.write({ path: 'search/deep/b.py', content: 'NEEDLE = 1\n' });

@@ -3,7 +3,7 @@ import { newId } from '../../src/core/ids.js';
 import { OWNER_ID } from '../../src/core/owner.js';
 import type { SandboxHandle } from '../../src/sandbox/provider.js';
 import { parseSandboxSpec, type SandboxSpecInput } from '../../src/sandbox/spec.js';
-import { requireCapabilities, type MakeProvider } from './sandbox-fixture.js';
+import { itWithCapabilities, requireCapabilities, type MakeProvider } from './sandbox-fixture.js';
 
 function closedPromise(handle: SandboxHandle): Promise<Error> {
   return new Promise((resolve) => handle.onClose(resolve));
@@ -14,11 +14,11 @@ export function describeLifecycleConformance(makeProvider: MakeProvider, specInp
   describe('lifecycle', () => {
     const spec = parseSandboxSpec(specInput);
 
-    it('reports a sandbox whose agent dies through onClose, and destroy still works', async (context) => {
+    itWithCapabilities(['exec'], 'reports a sandbox whose agent dies through onClose, and destroy still works', async () => {
       const provider = await makeProvider();
       const handle = await provider.create(spec, { sandboxId: newId('sbx'), ownerId: OWNER_ID, expiresAtMs: Date.now() + 600_000 });
       try {
-        requireCapabilities(context, { provider, handle, session: handle.session, spec }, 'exec');
+        requireCapabilities({ provider, handle, session: handle.session, spec }, 'exec');
         const closed = closedPromise(handle);
         await handle.session.exec({ command: 'kill -KILL $PPID' }).catch(() => undefined); // the agent is bash's parent
         expect(await closed).toBeInstanceOf(Error);

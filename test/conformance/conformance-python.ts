@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
-import { requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
+import { itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
 
 export function describePythonConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('python REPL', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    it('keeps state across calls and returns the trailing expression like Jupyter', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'keeps state across calls and returns the trailing expression like Jupyter', async () => {
+      requireCapabilities(fixture, 'python');
       const python = fixture.session.python.bind(fixture.session);
       expect(await python({ code: 'x = 41' })).toMatchObject({ value: null, error: null, stateLost: false });
       expect(await python({ code: 'print("side")\nx + 1' })).toMatchObject({ stdout: 'side\n', value: '42', error: null });
@@ -15,15 +15,15 @@ export function describePythonConformance(makeProvider: MakeProvider, spec: Sand
       expect((await python({ code: 'None' })).value).toBeNull();
     });
 
-    it('captures output written at the file-descriptor level by subprocesses', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'captures output written at the file-descriptor level by subprocesses', async () => {
+      requireCapabilities(fixture, 'python');
       const result = await fixture.session.python({ code: 'import os, sys\nos.system("echo from-shell")\nprint("to-stderr", file=sys.stderr)' });
       expect(result.stdout).toBe('from-shell\n');
       expect(result.stderr).toBe('to-stderr\n');
     });
 
-    it('returns exceptions and syntax errors as values, keeping state', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'returns exceptions and syntax errors as values, keeping state', async () => {
+      requireCapabilities(fixture, 'python');
       const python = fixture.session.python.bind(fixture.session);
       await python({ code: 'kept = 7' });
       const failure = await python({ code: 'def f():\n    return 1 / 0\nf()' });
@@ -35,15 +35,15 @@ export function describePythonConformance(makeProvider: MakeProvider, spec: Sand
       expect((await python({ code: 'kept' })).value).toBe('7');
     });
 
-    it('caps print output and flags it', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'caps print output and flags it', async () => {
+      requireCapabilities(fixture, 'python');
       const result = await fixture.session.python({ code: 'print("a" * 100000)', maxOutputChars: 100 });
       expect(result.stdout).toBe('a'.repeat(100));
       expect(result.stdoutTruncated).toBe(true);
     });
 
-    it('restarts after the interpreter dies and reports the lost state', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'restarts after the interpreter dies and reports the lost state', async () => {
+      requireCapabilities(fixture, 'python');
       const python = fixture.session.python.bind(fixture.session);
       await python({ code: 'doomed = 1' });
       const crash = await python({ code: 'import os; os._exit(1)' });
@@ -54,16 +54,16 @@ export function describePythonConformance(makeProvider: MakeProvider, spec: Sand
       expect(after.stateLost).toBe(false);
     });
 
-    it('stops an infinite loop at the timeout and restarts the REPL', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'stops an infinite loop at the timeout and restarts the REPL', async () => {
+      requireCapabilities(fixture, 'python');
       const python = fixture.session.python.bind(fixture.session);
       const looping = await python({ code: 'print("before")\nwhile True: pass', timeoutMs: 1_000 });
       expect(looping).toMatchObject({ timedOut: true, stateLost: true, stdout: 'before\n' });
       expect((await python({ code: '6 * 7' })).value).toBe('42');
     });
 
-    it('resetPython discards the state', async (context) => {
-      requireCapabilities(context, fixture, 'python');
+    itWithCapabilities(['python'], 'resetPython discards the state', async () => {
+      requireCapabilities(fixture, 'python');
       const python = fixture.session.python.bind(fixture.session);
       await python({ code: 'forgotten = 1' });
       await fixture.session.resetPython();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
-import { processNames, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
+import { processNames, itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider } from './sandbox-fixture.js';
 
 export function describeResetConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('reset', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    it('leaves no process, file or REPL state behind, and proves it', async (context) => {
-      requireCapabilities(context, fixture, 'exec', 'files', 'python');
+    itWithCapabilities(['exec', 'files', 'python'], 'leaves no process, file or REPL state behind, and proves it', async () => {
+      requireCapabilities(fixture, 'exec', 'files', 'python');
       const { session } = fixture;
       // A detached daemon that survives its exec call, files in the workspace and /tmp, and REPL state.
       const setup = await session.exec({ command: '(sleep 1000 > /dev/null 2>&1 &); echo data > /tmp/left.txt; mkdir -p deep/er; echo data > deep/er/f.txt; chmod 000 deep; echo ok' });

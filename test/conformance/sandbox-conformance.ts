@@ -1,12 +1,14 @@
 /**
  * The sandbox conformance suite every backend runs (STYLE.md principle 7). Backend-neutral: it learns the
- * workspace from session.workspace and skips what the session's capabilities do not offer.
+ * workspace from session.workspace and registers only the tests for the capabilities the backend declares.
  *
  *   describeSandboxConformance('process', async () => new ProcessProvider(), { backend: 'process' });
  */
 import { describe } from 'vitest';
 import type { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { Capability } from '../../src/sandbox/session.js';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
+import { declareCapabilities } from './sandbox-fixture.js';
 import { describeAdversarialConformance } from './conformance-adversarial.js';
 import { describeConfinementConformance } from './conformance-confinement.js';
 import { describeExecConformance } from './conformance-exec.js';
@@ -16,7 +18,13 @@ import { describeLifecycleConformance } from './conformance-lifecycle.js';
 import { describePythonConformance } from './conformance-python.js';
 import { describeResetConformance } from './conformance-reset.js';
 
-export function describeSandboxConformance(name: string, makeProvider: () => Promise<SandboxProvider>, spec: SandboxSpecInput): void {
+export function describeSandboxConformance(
+  name: string,
+  makeProvider: () => Promise<SandboxProvider>,
+  spec: SandboxSpecInput,
+  capabilities: readonly Capability[] = ['exec', 'python', 'files'],
+): void {
+  declareCapabilities(capabilities);
   describe(`sandbox conformance: ${name}`, () => {
     describeFileConformance(makeProvider, spec);
     describeConfinementConformance(makeProvider, spec);

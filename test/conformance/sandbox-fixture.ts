@@ -1,5 +1,5 @@
 /** Shared plumbing for the conformance suite: one sandbox per describe block, capability gates, error checks. */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, it, type TestFunction, type TestOptions } from 'vitest';
 import { CorralError, type ErrorCode } from '../../src/core/errors.js';
 import { newId } from '../../src/core/ids.js';
 import { OWNER_ID } from '../../src/core/owner.js';
@@ -51,10 +51,25 @@ export function useSandbox(makeProvider: MakeProvider, specInput: SandboxSpecInp
   };
 }
 
-/** Skips the running test when the backend's session lacks a capability (e.g. exec on the isolate backend). */
-export function requireCapabilities(context: { skip: (note?: string) => void }, fixture: SandboxFixture, ...capabilities: Capability[]): void {
+/**
+ * Capabilities the backend under test declares (set by describeSandboxConformance while tests are registered).
+ * Tests needing anything else are not registered at all, so nothing is skipped at run time.
+ */
+let declaredCapabilities: ReadonlySet<Capability> = new Set(['exec', 'python', 'files', 'javascript']);
+
+export function declareCapabilities(capabilities: readonly Capability[]): void {
+  declaredCapabilities = new Set(capabilities);
+}
+
+/** Registers the test only when the backend declares every capability it needs. */
+export function itWithCapabilities(capabilities: readonly Capability[], name: string, ...rest: [TestFunction] | [TestOptions, TestFunction]): void {
+  if (capabilities.every((capability) => declaredCapabilities.has(capability))) it(name, ...(rest as [TestOptions, TestFunction]));
+}
+
+/** Fails the running test when the session lacks a capability its backend declared. */
+export function requireCapabilities(fixture: SandboxFixture, ...capabilities: Capability[]): void {
   const missing = capabilities.filter((capability) => !fixture.session.capabilities.has(capability));
-  if (missing.length > 0) context.skip(`backend lacks ${missing.join(', ')}`);
+  if (missing.length > 0) throw new Error(`backend declared but lacks ${missing.join(', ')}`);
 }
 
 export async function expectCorralError(promise: Promise<unknown>, code: ErrorCode): Promise<CorralError> {

@@ -59,6 +59,7 @@ describe('wiki corpus loaders', () => {
     const jsonl = await corpusSourceFromPath(resolve(fixtures, 'pages.jsonl'));
     const folder = await corpusSourceFromPath(resolve(fixtures, 'markdown'));
     expect(folder.kind).toBe('markdown-folder');
+    expect(await corpusSourceFromPath(fixtures)).toEqual({ path: resolve(fixtures, 'pages.jsonl'), kind: 'pages-jsonl' });
     expect(await loadCorpora([jsonl, folder])).toHaveLength(8);
 
     const colliding = await corpusSourceFromPath(resolve(fixtures, 'collides-with-pages.jsonl'));

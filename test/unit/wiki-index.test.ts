@@ -69,3 +69,10 @@ describe('WikiIndex sections', () => {
     expect(index.readSection('lighthouse')).toBeNull();
   });
 });
+
+describe('WikiIndex build', () => {
+  it('refuses two pages with one id', () => {
+    const page = { id: 'twin', title: 'Twin', content: 'Same.' };
+    expect(() => WikiIndex.build([page, page])).toThrow(expect.objectContaining({ code: 'WIKI_ERR_DUPLICATE_PAGE_ID' }) as Error);
+  });
+});

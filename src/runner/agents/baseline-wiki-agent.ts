@@ -38,7 +38,7 @@ export class BaselineWikiAgent implements Agent {
     if (steps.stepsLeft === 0) return steps.answer('');
     const [searchOutcome] = await steps.step([{ name: 'search_pages', args: { query: question } }]);
     const pages = this.pagesToRead(searchResults(searchOutcome!));
-    let passages: Passage[] = pages.map((page, pageRank) => ({ text: page.snippet, pageRank }));
+    let passages: Passage[] = pages.map((page, pageRank) => ({ text: page.snippet, pageRank, title: page.title }));
     if (pages.length > 0 && steps.stepsLeft >= 2) passages = await this.readSections(steps, pages);
     else if (pages.length > 0 && steps.stepsLeft === 1) passages = await readWholePages(steps, pages);
     steps.answer(chooseAnswerSpan(rankSentences(passages, analysis), analysis));
@@ -56,16 +56,16 @@ export class BaselineWikiAgent implements Agent {
     const reads = pages.flatMap((page, pageRank) => {
       const sections = sectionEntries(listings[pageRank]!);
       const ids = sections.length > 0 ? sections.map((section) => section.sectionId) : [`${page.pageId}:full`];
-      return ids.map((sectionId) => ({ sectionId, pageRank }));
+      return ids.map((sectionId) => ({ sectionId, pageRank, title: page.title }));
     }).slice(0, this.options.maxSectionReads);
     const outcomes = await steps.step(reads.map((read) => ({ name: 'read_section', args: { section_id: read.sectionId } })));
-    return reads.map((read, index) => ({ text: sectionText(outcomes[index]!), pageRank: read.pageRank }));
+    return reads.map((read, index) => ({ text: sectionText(outcomes[index]!), pageRank: read.pageRank, title: read.title }));
   }
 }
 
 async function readWholePages(steps: ToolSteps, pages: PageResult[]): Promise<Passage[]> {
   const outcomes = await steps.step(pages.map((page) => ({ name: 'read_section', args: { section_id: `${page.pageId}:full` } })));
-  return outcomes.map((outcome, pageRank) => ({ text: sectionText(outcome), pageRank }));
+  return outcomes.map((outcome, pageRank) => ({ text: sectionText(outcome), pageRank, title: pages[pageRank]!.title }));
 }
 
 function questionText(input: AgentRunInput): string {

@@ -20,12 +20,20 @@ export interface CorpusSource {
   readonly idPrefix?: string;
 }
 
-/** Decide the kind from the path: a directory is a markdown folder, anything else a jsonl file. */
+/**
+ * Decide the kind from the path: a file is a `pages.jsonl`; a directory holding `pages.jsonl` (a
+ * `wiki/<name>/` folder of the data directory) means that file; any other directory is a folder of `.md` files.
+ */
 export async function corpusSourceFromPath(path: string, idPrefix?: string): Promise<CorpusSource> {
   const info = await stat(path).catch(() => null);
   if (info === null) throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', `wiki corpus not found: ${path}`, { details: { path } });
-  const kind = info.isDirectory() ? 'markdown-folder' : 'pages-jsonl';
-  return idPrefix === undefined ? { path, kind } : { path, kind, idPrefix };
+  const pagesFile = join(path, 'pages.jsonl');
+  const source: CorpusSource = !info.isDirectory()
+    ? { path, kind: 'pages-jsonl' }
+    : (await stat(pagesFile).catch(() => null))?.isFile()
+      ? { path: pagesFile, kind: 'pages-jsonl' }
+      : { path, kind: 'markdown-folder' };
+  return idPrefix === undefined ? source : { ...source, idPrefix };
 }
 
 /** Every `wiki/*\/pages.jsonl` under `dataDir`, sorted by folder name. */
@@ -36,7 +44,8 @@ export async function discoverCorpusSources(dataDir: string): Promise<CorpusSour
     throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', `no wiki folder at ${wikiDir} (set CORRAL_DATA_DIR to the data directory)`, { details: { path: wikiDir } });
   }
   const sources: CorpusSource[] = [];
-  for (const entry of entries.filter((candidate) => candidate.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+  // Code-unit order, not locale order: the same folders give the same combined index everywhere.
+  for (const entry of entries.filter((candidate) => candidate.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(wikiDir, entry.name, 'pages.jsonl');
     const info = await stat(path).catch(() => null);
     if (info?.isFile()) sources.push({ path, kind: 'pages-jsonl' });

@@ -1,7 +1,9 @@
 /**
  * The pages an index serves, with the lookups `view_sections` and `read_section` need and the
  * passage list whose positions are the search engine's document ids. Built once; read-only after.
+ * Throws WIKI_ERR_DUPLICATE_PAGE_ID when two pages share an id (a lookup could reach only one).
  */
+import { CorralError } from '../../core/errors.js';
 import { passagesOf, type Passage } from './passages.js';
 import type { SectionedPage, WikiSection } from './wiki-page.js';
 import { FULL_PAGE_SECTION } from './wiki-page.js';
@@ -19,6 +21,9 @@ export class PageStore {
     this.pages = pages;
     const passages: Passage[] = [];
     pages.forEach((page, pageIndex) => {
+      if (this.pageIndexById.has(page.id)) {
+        throw new CorralError('WIKI_ERR_DUPLICATE_PAGE_ID', `page id "${page.id}" occurs twice in the pages given to the index`, { details: { pageId: page.id } });
+      }
       this.pageIndexById.set(page.id, pageIndex);
       for (const section of page.sections) this.sectionById.set(section.sectionId, section);
       for (const passage of passagesOf(page, pageIndex)) passages.push(passage);

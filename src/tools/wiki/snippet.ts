@@ -8,7 +8,6 @@
  */
 export const DEFAULT_SNIPPET_CHARS = 240;
 
-const SENTENCE_END = /(?<=[.!?]["')\]]?) (?=\S)/g;
 /** Distinct terms are tracked as bits of one number; more query terms than this are rare and ignored. */
 const MAX_TRACKED_TERMS = 30;
 
@@ -21,8 +20,31 @@ function cutAtWord(text: string, maxChars: number): string {
 
 /** The passage's prose on one line: heading lines dropped, whitespace collapsed. */
 function proseOf(passage: string): string {
+  if (!passage.includes('\n') && !passage.includes('  ')) return passage.trim();
   const text = passage.startsWith('#') || passage.includes('\n#') ? passage.split('\n').filter((line) => !line.startsWith('#')).join(' ') : passage;
   return text.replace(/\s+/g, ' ').trim();
+}
+
+const FULL_STOP = 46;
+const EXCLAMATION = 33;
+const QUESTION = 63;
+const SPACE = 32;
+const CLOSERS = new Set(['"', "'", ')', ']']);
+
+/**
+ * Where sentences start: after ".", "!" or "?" (and an optional closing quote or bracket) and a
+ * space. A plain scan, because a regular expression with look-behind cost more than the rest of
+ * the snippet. Abbreviations ("U.S. Army") split too early; that only shortens a snippet.
+ */
+function sentenceStarts(prose: string): number[] {
+  const starts = [0];
+  for (let index = 0; index < prose.length - 2; index += 1) {
+    const code = prose.charCodeAt(index);
+    if (code !== FULL_STOP && code !== EXCLAMATION && code !== QUESTION) continue;
+    const after = CLOSERS.has(prose[index + 1] ?? '') ? index + 2 : index + 1;
+    if (prose.charCodeAt(after) === SPACE && after + 1 < prose.length) starts.push(after + 1);
+  }
+  return starts;
 }
 
 function popCount(bits: number): number {
@@ -41,7 +63,7 @@ export function snippetMaker(queryTerms: Iterable<string>, maxChars = DEFAULT_SN
 
   return (passage) => {
     const prose = proseOf(passage);
-    const starts = [0, ...[...prose.matchAll(SENTENCE_END)].map((end) => end.index + 1)];
+    const starts = sentenceStarts(prose);
     const termsInSentence = new Array<number>(starts.length).fill(0);
     let sentence = 0;
     for (const match of pattern === null ? [] : prose.matchAll(pattern)) {
