@@ -2,6 +2,7 @@
  * Environments are named bundles of toolsets, each served as its own MCP endpoint (/mcp/<env>, `corral mcp
  * <env>`). `wiki` exists only when a wiki index was loaded; `all` includes the wiki tools when it does.
  */
+import type { McpServer } from '@modelcontextprotocol/server';
 import { filesTools } from '../tools/files/files-toolset.js';
 import { jsTools } from '../tools/js/js-toolset.js';
 import { pythonTools } from '../tools/python/python-toolset.js';
@@ -12,18 +13,23 @@ import { wikiTools } from '../tools/wiki-tools/wiki-toolset.js';
 
 export const ENVIRONMENT_NAMES = ['wiki', 'python', 'js', 'all'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
+/** Served only by `corral serve --conformance-fixtures` (src/mcp/conformance-fixtures): the MCP conformance suite's test_* fixtures. */
+export const CONFORMANCE_ENVIRONMENT_NAME = 'conformance';
+export type ServedEnvironmentName = EnvironmentName | typeof CONFORMANCE_ENVIRONMENT_NAME;
 
 export interface Environment {
-  readonly name: EnvironmentName;
+  readonly name: ServedEnvironmentName;
   readonly tools: readonly ToolDefinition[];
   /** Sent to clients at initialize. */
   readonly instructions: string;
+  /** Registrations beyond `tools` (resources, prompts, logging...) on each server built for this environment, before it connects. */
+  readonly extendServer?: (server: McpServer) => void;
 }
 
 export interface EnvironmentCatalog {
   /** The environment, or undefined when unknown or not available here (e.g. wiki without a corpus). */
   get(name: string): Environment | undefined;
-  names(): EnvironmentName[];
+  names(): ServedEnvironmentName[];
 }
 
 const INSTRUCTIONS: Record<EnvironmentName, string> = {

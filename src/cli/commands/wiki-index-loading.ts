@@ -4,13 +4,20 @@
  * environment. A corpus that was named but cannot be read is an error.
  */
 import { CorralError } from '../../core/errors.js';
-import { corpusSourceFromPath, discoverCorpusSources, loadCorpora } from '../../tools/wiki/corpus-sources.js';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { stableHash } from '../../core/stable-hash.js';
+import { corpusSourceFromPath, discoverCorpusSources } from '../../tools/wiki/corpus-sources.js';
+import { openWikiIndex } from '../../tools/wiki/open-wiki-index.js';
 import { WikiIndex } from '../../tools/wiki/wiki-index.js';
 
 export interface WikiLoadingOptions {
   corpusPaths?: readonly string[] | undefined;
   dataDir?: string | undefined;
   log: (line: string) => void;
+  /** Where the built index is saved so a restart loads it instead of rebuilding (default: the OS temp dir). */
+  cacheDir?: string;
 }
 
 export async function loadWikiIndex(options: WikiLoadingOptions): Promise<WikiIndex | undefined> {
@@ -29,8 +36,10 @@ export async function loadWikiIndex(options: WikiLoadingOptions): Promise<WikiIn
     options.log('wiki: no --corpus and no data directory (CORRAL_DATA_DIR); the wiki environment is off');
     return undefined;
   }
-  const startedAt = performance.now();
-  const index = WikiIndex.build(await loadCorpora(sources));
-  options.log(`wiki: indexed ${index.pageCount} pages from ${sources.length} corpus file(s) in ${Math.round(performance.now() - startedAt)} ms`);
-  return index;
+  // Saved beside other caches, keyed by the corpus paths; the file's own fingerprint check rebuilds it when stale.
+  const indexPath = join(options.cacheDir ?? join(tmpdir(), 'corral-cache'), `wiki-index-${stableHash(sources.map((source) => source.path))}.json`);
+  mkdirSync(dirname(indexPath), { recursive: true });
+  const opened = await openWikiIndex({ sources, indexPath, log: options.log });
+  options.log(`wiki: ${opened.source} index of ${opened.index.pageCount} pages from ${sources.length} corpus file(s) in ${Math.round(opened.durationMs)} ms`);
+  return opened.index;
 }

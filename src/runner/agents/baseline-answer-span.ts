@@ -19,7 +19,7 @@ const SHAPE_FIT: Record<AnswerKind, Record<CandidateShape, number>> = {
   other: { chunk: 0.5, capitalised: 0.5, number: 0, date: 0 },
 };
 
-export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5 };
+export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5, precedingFactor: 1 };
 
 export interface ScoredCandidate extends Candidate {
   score: number;
@@ -51,7 +51,7 @@ export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, ques
     const repeated = inside.filter((token) => questionTerms.has(token.term!)).length;
     // A span made only of the question's words restates the question; it cannot be the answer.
     if (inside.length > 0 && repeated === inside.length) return [];
-    const distance = matched.length === 0 ? SPAN_WEIGHTS.maxDistance : Math.min(SPAN_WEIGHTS.maxDistance, ...matched.map((index) => (index < candidate.start ? candidate.start - index : index >= candidate.end ? index - candidate.end + 1 : SPAN_WEIGHTS.maxDistance)));
+    const distance = matched.length === 0 ? SPAN_WEIGHTS.maxDistance : Math.min(SPAN_WEIGHTS.maxDistance, ...matched.map((index) => (index < candidate.start ? candidate.start - index : index >= candidate.end ? SPAN_WEIGHTS.precedingFactor * (index - candidate.end + 1) : SPAN_WEIGHTS.maxDistance)));
     const length = candidate.end - candidate.start;
     let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distance - SPAN_WEIGHTS.questionWord * repeated - SPAN_WEIGHTS.extraLength * Math.max(0, length - SPAN_WEIGHTS.idealLength);
     const after = tokens[candidate.end];

@@ -1,0 +1,65 @@
+/**
+ * mcp.http.calls_per_s: the trivial tool called by N closed-loop clients over Streamable HTTP (2025-era
+ * sessions, one call in flight each) against corral, the SDK-example peer and the bare fastify ceiling. The
+ * three servers live in this process; the load generator is a child process. Rounds interleave the targets
+ * (rotating which goes first) so noise from other work on the machine lands on all three alike.
+ */
+import { type Figure, round } from './figure.js';
+import type { CorralBenchServer } from './mcp-bench-server.js';
+import { median } from './measure.js';
+import { ChildWorker } from './load/child-worker.js';
+import type { HttpLoadRequest, HttpLoadTarget, LoadResult } from './load/http-load-worker.js';
+import { TRIVIAL_TOOL } from './load/tiny-wiki-index.js';
+import { ECHO_PATH, startFastifyEchoServer } from './peers/fastify-echo-server.js';
+import { SDK_EXAMPLE_PATH, startSdkExampleServer } from './peers/sdk-example-server.js';
+import { searchPagesTool } from '../tools/wiki-tools/search-pages-tool.js';
+import { tinyWikiIndex } from './load/tiny-wiki-index.js';
+
+export interface HttpThroughputOptions {
+  clients: number;
+  rounds: number;
+  /** Measured time per round and target; a fixed warm-up precedes it. */
+  roundMs: number;
+  log: (line: string) => void;
+}
+
+const WARMUP_MS = 500;
+
+export async function httpThroughputFigures(corral: CorralBenchServer, options: HttpThroughputOptions): Promise<Figure[]> {
+  const sdkPeer = await startSdkExampleServer(searchPagesTool(tinyWikiIndex()));
+  const ceiling = await startFastifyEchoServer();
+  const { worker } = await ChildWorker.start('./http-load-worker.ts');
+  const tool = { toolName: TRIVIAL_TOOL.name, toolArguments: { ...TRIVIAL_TOOL.arguments } };
+  const targets: { key: 'corral' | 'sdk' | 'ceiling'; target: HttpLoadTarget }[] = [
+    { key: 'corral', target: { origin: corral.origin, path: '/mcp/wiki', kind: 'mcp-session', ...tool } },
+    { key: 'sdk', target: { origin: sdkPeer.origin, path: SDK_EXAMPLE_PATH, kind: 'mcp-session', ...tool } },
+    { key: 'ceiling', target: { origin: ceiling.origin, path: ECHO_PATH, kind: 'json', ...tool } },
+  ];
+  const rates: Record<string, number[]> = { corral: [], sdk: [], ceiling: [] };
+  const errors: Record<string, number> = { corral: 0, sdk: 0, ceiling: 0 };
+  try {
+    for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
+      const order = targets.map((_, position) => targets[(position + roundIndex) % targets.length]!);
+      for (const { key, target } of order) {
+        const request: HttpLoadRequest = { target, clients: options.clients, warmupMs: WARMUP_MS, durationMs: options.roundMs };
+        const result = await worker.request<LoadResult & { id: number }>({ ...request });
+        rates[key]!.push(result.calls / result.seconds);
+        errors[key]! += result.errors;
+        if (result.firstError) options.log(`http ${key}: ${result.errors} errors, first: ${result.firstError}`);
+        options.log(`http round ${roundIndex + 1}/${options.rounds} ${key}: ${Math.round(result.calls / result.seconds)} calls/s`);
+      }
+    }
+  } finally {
+    await worker.stop();
+    await sdkPeer.close();
+    await ceiling.close();
+  }
+  const ours = median(rates.corral!);
+  const sdk = median(rates.sdk!);
+  const echo = median(rates.ceiling!);
+  return [
+    { name: 'mcp.http.calls_per_s', value: Math.round(ours), unit: 'calls/s', peer: 'SDK example server (node:http)', peerValue: Math.round(sdk), ratio: round(ours / sdk, 2), target: '>= 5000' },
+    { name: 'mcp.http.calls_per_s.vs_ceiling', value: Math.round(ours), unit: 'calls/s', peer: 'fastify JSON echo', peerValue: Math.round(echo), ratio: round(ours / echo, 2) },
+    { name: 'mcp.http.errors', value: errors.corral!, unit: 'errors', target: '0' },
+  ];
+}

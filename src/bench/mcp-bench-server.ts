@@ -1,0 +1,42 @@
+/**
+ * corral's real fastify app (buildServer) on 127.0.0.1 port 0, as `corral serve` builds it, with the wiki
+ * environment over a three-page index and a sandbox pool on the chosen backend for the python figure.
+ */
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../config/load-config.js';
+import { buildServer } from '../http/build-server.js';
+import { buildEnvironmentCatalog } from '../mcp/environments.js';
+import { poolSandboxSource } from '../mcp/sandbox-source.js';
+import { SandboxPool } from '../sandbox/pool/sandbox-pool.js';
+import type { SandboxSpecInput } from '../sandbox/spec.js';
+import { tinyWikiIndex } from './load/tiny-wiki-index.js';
+import { type ListeningServer, originOf } from './peers/listening-server.js';
+
+export interface CorralBenchServer extends ListeningServer {
+  app: FastifyInstance;
+  pool: SandboxPool;
+  /** The spec of the python environment's sandboxes. */
+  generalSpec: SandboxSpecInput;
+}
+
+export async function startCorralBenchServer(options: { backend: 'process' | 'docker'; image?: string }): Promise<CorralBenchServer> {
+  const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: options.backend } });
+  const generalSpec: SandboxSpecInput = options.backend === 'docker' ? { backend: 'docker', image: options.image ?? config.sandbox.image } : { backend: 'process' };
+  const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
+  const app = buildServer(config, {
+    environments: buildEnvironmentCatalog({ wiki: tinyWikiIndex() }),
+    sandboxSource: poolSandboxSource(pool, { general: generalSpec, javascript: { backend: 'isolate' } }),
+    pool,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    ...originOf(app.server),
+    app,
+    pool,
+    generalSpec,
+    close: async () => {
+      await app.close();
+      await pool.close();
+    },
+  };
+}
