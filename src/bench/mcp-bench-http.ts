@@ -4,16 +4,15 @@
  * three servers live in this process; the load generator is a child process. Rounds interleave the targets
  * (rotating which goes first) so noise from other work on the machine lands on all three alike.
  */
+import { searchPagesTool } from '../tools/wiki-tools/search-pages-tool.js';
 import { type Figure, round } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
 import type { HttpLoadRequest, HttpLoadTarget, LoadResult } from './load/http-load-worker.js';
-import { TRIVIAL_TOOL } from './load/tiny-wiki-index.js';
+import { TRIVIAL_TOOL, tinyWikiIndex } from './load/tiny-wiki-index.js';
 import { ECHO_PATH, startFastifyEchoServer } from './peers/fastify-echo-server.js';
 import { SDK_EXAMPLE_PATH, startSdkExampleServer } from './peers/sdk-example-server.js';
-import { searchPagesTool } from '../tools/wiki-tools/search-pages-tool.js';
-import { tinyWikiIndex } from './load/tiny-wiki-index.js';
 
 export interface HttpThroughputOptions {
   clients: number;
@@ -24,6 +23,8 @@ export interface HttpThroughputOptions {
 }
 
 const WARMUP_MS = 500;
+/** One untimed pass per server first: the first seconds under load are mostly JIT compilation. */
+const FIRST_PASS_MS = 2000;
 
 export async function httpThroughputFigures(corral: CorralBenchServer, options: HttpThroughputOptions): Promise<Figure[]> {
   const sdkPeer = await startSdkExampleServer(searchPagesTool(tinyWikiIndex()));
@@ -38,11 +39,12 @@ export async function httpThroughputFigures(corral: CorralBenchServer, options: 
   const rates: Record<string, number[]> = { corral: [], sdk: [], ceiling: [] };
   const errors: Record<string, number> = { corral: 0, sdk: 0, ceiling: 0 };
   try {
+    for (const { target } of targets) await worker.request<LoadResult>({ target, clients: options.clients, warmupMs: 0, durationMs: FIRST_PASS_MS });
     for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
       const order = targets.map((_, position) => targets[(position + roundIndex) % targets.length]!);
       for (const { key, target } of order) {
         const request: HttpLoadRequest = { target, clients: options.clients, warmupMs: WARMUP_MS, durationMs: options.roundMs };
-        const result = await worker.request<LoadResult & { id: number }>({ ...request });
+        const result = await worker.request<LoadResult>(request);
         rates[key]!.push(result.calls / result.seconds);
         errors[key]! += result.errors;
         if (result.firstError) options.log(`http ${key}: ${result.errors} errors, first: ${result.firstError}`);

@@ -40,9 +40,9 @@ async function bytesPerSession(kind: 'corral' | 'sdk', sessions: number, log: (l
   try {
     const path = String(ready.path);
     await openSessions(pool, path, WARMUP_SESSIONS);
-    const before = await worker.request<MemoryReading & { id: number }>({ type: 'measure' });
+    const before = await worker.request<MemoryReading>({ type: 'measure' });
     await openSessions(pool, path, sessions);
-    const after = await worker.request<MemoryReading & { id: number }>({ type: 'measure' });
+    const after = await worker.request<MemoryReading>({ type: 'measure' });
     const held = after.sessions - before.sessions;
     if (held !== sessions) throw new Error(`${kind} holds ${held} new sessions, expected ${sessions}`);
     log(`sessions ${kind}: ${after.sessions} held; heap ${Math.round(before.heapUsed / 2 ** 20)} -> ${Math.round(after.heapUsed / 2 ** 20)} MiB, rss ${Math.round(before.rss / 2 ** 20)} -> ${Math.round(after.rss / 2 ** 20)} MiB`);

@@ -16,6 +16,8 @@ import { mcpRoutes } from './mcp-routes.js';
 import { metricsRoute } from './metrics-route.js';
 import { type PrincipalResolver, principalFromBearerToken } from './principal.js';
 import { addRequestGuardHooks } from './request-guard-hooks.js';
+import type { RolloutService } from './rollouts-contract.js';
+import { rolloutsRoute } from './rollouts-route.js';
 import { sandboxRoutes } from './sandbox-routes.js';
 import { addWebSocketEndpoint } from './websocket-endpoint.js';
 
@@ -27,6 +29,8 @@ export interface ServerDependencies {
   /** Who owns a sandbox handle; defaults to a digest of the bearer token. */
   resolvePrincipal?: PrincipalResolver;
   logger?: FastifyServerOptions['logger'];
+  /** Runs rollouts for POST /v1/rollouts (the CLI builds it from the runner); omitted, that route does not exist. */
+  rollouts?: RolloutService;
 }
 
 export function buildServer(config: CorralConfig, dependencies: ServerDependencies): FastifyInstance {
@@ -49,6 +53,7 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
   void app.register(metricsRoute);
   void app.register(sandboxRoutes);
   void app.register(mcpRoutes);
+  if (dependencies.rollouts) void app.register(rolloutsRoute, { service: dependencies.rollouts });
   addWebSocketEndpoint(app);
   // preClose, not onClose: open SSE streams and sockets must end before the HTTP server can finish closing.
   app.addHook('preClose', async () => host.close());

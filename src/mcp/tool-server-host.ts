@@ -151,13 +151,15 @@ export class ToolServerHost {
   }
 
   private server(environment: Environment, sandboxes: LazySandboxes): McpServer {
-    return createToolServer({
+    const server = createToolServer({
       tools: environment.tools,
       sandboxSource: sandboxes,
       instructions: environment.instructions,
       onCallStart: () => sandboxes.beginCall(),
       ...(this.options.observer ? { observer: this.options.observer } : {}),
     });
+    environment.extendServer?.(server);
+    return server;
   }
 
   /** 2026-era requests on /mcp/<env>: a fresh server and sandbox set per request, released once the server closes. */

@@ -50,7 +50,8 @@ export class ChildWorker {
     return { worker, ready };
   }
 
-  request<Reply extends WorkerReply = WorkerReply>(message: Record<string, unknown>): Promise<Reply> {
+  /** Sends `message` and resolves with the child's reply to it (typed by the caller), or rejects with its error. */
+  request<Reply = WorkerReply>(message: object): Promise<Reply> {
     if (this.exited) return Promise.reject(new Error('bench worker has exited'));
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {

@@ -7,13 +7,14 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
-import { loadEnvironment } from '../../runner/environments/index.js';
+import { builtInEnvironments, loadEnvironment } from '../../runner/environments/index.js';
 import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { createAgent } from '../eval/agent-factory.js';
 import { parseEvalOptions } from '../eval/eval-options.js';
 import { inProcessToolSessions, toolsForToolsets } from '../eval/in-process-tools.js';
+import { loadModuleAgents } from '../eval/module-agents.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
 import { defaultRunDirectory, resolveRunDirectory } from '../eval/run-directory.js';
 import { formatSummary, summarise } from '../eval/run-summary.js';
@@ -26,7 +27,7 @@ export function registerEvalCommand(program: Command): void {
     .command('eval')
     .description('run an agent on an environment and write scored trajectories (results.jsonl + metadata.json)')
     .argument('<env>', 'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...})')
-    .option('--agent <name>', 'openai | baseline | oracle | empty (default: openai with --model, else the environment\'s built-in agent)')
+    .option('--agent <name>', 'openai | baseline | oracle | empty | an agent the environment module exports (default: openai with --model, else the environment\'s built-in agent)')
     .option('-m, --model <name>', 'model name for the openai agent')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1')
     .option('--api-key <key>', 'API key (default: OPENAI_API_KEY)')
@@ -50,7 +51,7 @@ export function registerEvalCommand(program: Command): void {
       const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
       const loaded = await loadEnvironment(environmentArgument);
       const environment = options.maxTurns ? Object.freeze({ ...loaded, maxTurns: options.maxTurns }) : loaded;
-      const agent = createAgent(options, environment.name);
+      const agent = createAgent(options, environment.name, await loadModuleAgents(environmentArgument, Object.keys(builtInEnvironments)));
       const args = { corpus: options.corpus, questions: options.questions, dataset: options.dataset };
       const allExamples = await environment.dataset({ args, dataDir: config.data.dataDir });
       const examples = options.numExamples < 0 ? allExamples : allExamples.slice(0, options.numExamples);

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { buildServer } from '../../http/build-server.js';
 import { bindsAllInterfaces } from '../../http/request-guards.js';
+import { createRolloutService } from '../eval/rollout-service.js';
+import { withConformanceEnvironment } from '../../mcp/conformance-fixtures/conformance-environment.js';
 import { startToolRuntime } from './tool-runtime.js';
 
 interface ServeFlags {
@@ -12,9 +14,13 @@ interface ServeFlags {
   corpus?: string[];
   dataDir?: string;
   idleTtlMs?: string;
+  conformanceFixtures?: boolean;
 }
 
-/** `corral serve`: every environment over Streamable HTTP (/mcp/<env>) and WebSocket (/ws/<env>) until SIGTERM. */
+/**
+ * `corral serve`: every environment over Streamable HTTP (/mcp/<env>) and WebSocket (/ws/<env>), and rollouts of
+ * the built-in environments for trainers (POST /v1/rollouts), until SIGTERM.
+ */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
@@ -26,17 +32,20 @@ export function registerServeCommand(program: Command): void {
     .option('--corpus <path...>', 'wiki corpora: pages.jsonl files or folders of .md (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
     .option('--idle-ttl-ms <ms>', 'release sandboxes of sessions idle this long (CORRAL_IDLE_TTL_MS)')
+    .option('--conformance-fixtures', 'also serve /mcp/conformance: the MCP conformance suite\'s test_* tools, resources and prompts')
     .action(async (flags: ServeFlags) => {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
-      const { corpus, ...configFlags } = flags;
+      const { corpus, conformanceFixtures, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
-      const app = buildServer(config, { environments: runtime.catalog, sandboxSource: runtime.sandboxSource, pool: runtime.pool });
+      const environments = conformanceFixtures ? withConformanceEnvironment(runtime.catalog) : runtime.catalog;
+      const rollouts = createRolloutService({ runtime, dataDir: config.data.dataDir });
+      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts });
       if (bindsAllInterfaces(config.server)) {
         log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);
       }
       const address = await app.listen({ host: config.server.host, port: config.server.port });
-      log(`listening on ${address} (backend ${runtime.backend}; environments: ${runtime.catalog.names().join(', ')})`);
+      log(`listening on ${address} (backend ${runtime.backend}; environments: ${environments.names().join(', ')})`);
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

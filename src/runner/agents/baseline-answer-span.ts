@@ -19,7 +19,7 @@ const SHAPE_FIT: Record<AnswerKind, Record<CandidateShape, number>> = {
   other: { chunk: 0.5, capitalised: 0.5, number: 0, date: 0 },
 };
 
-export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5, precedingFactor: 1 };
+export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5, precedingFactor: 1.25, shortChunk: 0 };
 
 export interface ScoredCandidate extends Candidate {
   score: number;
@@ -53,7 +53,7 @@ export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, ques
     if (inside.length > 0 && repeated === inside.length) return [];
     const distance = matched.length === 0 ? SPAN_WEIGHTS.maxDistance : Math.min(SPAN_WEIGHTS.maxDistance, ...matched.map((index) => (index < candidate.start ? candidate.start - index : index >= candidate.end ? SPAN_WEIGHTS.precedingFactor * (index - candidate.end + 1) : SPAN_WEIGHTS.maxDistance)));
     const length = candidate.end - candidate.start;
-    let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distance - SPAN_WEIGHTS.questionWord * repeated - SPAN_WEIGHTS.extraLength * Math.max(0, length - SPAN_WEIGHTS.idealLength);
+    let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distance - SPAN_WEIGHTS.questionWord * repeated - SPAN_WEIGHTS.extraLength * Math.max(0, length - SPAN_WEIGHTS.idealLength) - (candidate.shape === 'chunk' ? SPAN_WEIGHTS.shortChunk * Math.max(0, SPAN_WEIGHTS.idealLength - length) : 0);
     const after = tokens[candidate.end];
     if (after?.term != null && focus.has(after.term)) score += SPAN_WEIGHTS.focusNeighbour;
     const before = tokens[candidate.start - 1];

@@ -1,0 +1,13 @@
+import { startCorralBenchServer } from '../src/bench/mcp-bench-server.js';
+import { startSdkExampleServer, SDK_EXAMPLE_PATH } from '../src/bench/peers/sdk-example-server.js';
+import { searchPagesTool } from '../src/tools/wiki-tools/search-pages-tool.js';
+import { tinyWikiIndex } from '../src/bench/load/tiny-wiki-index.js';
+import { ChildWorker } from '../src/bench/load/child-worker.js';
+const which = process.argv[2] ?? 'corral';
+const server = which === 'corral' ? await startCorralBenchServer({ backend: 'process' }) : await startSdkExampleServer(searchPagesTool(tinyWikiIndex()));
+const path = which === 'corral' ? '/mcp/wiki' : SDK_EXAMPLE_PATH;
+const { worker } = await ChildWorker.start('./http-load-worker.ts');
+const r = await worker.request({ target: { origin: server.origin, path, kind: 'mcp-session', toolName: 'search_pages', toolArguments: { query: 'river Cairo' } }, clients: 32, warmupMs: 500, durationMs: 4000 });
+console.log(which, r);
+await worker.stop(); await server.close();
+process.exit(0);

@@ -1,0 +1,133 @@
+/**
+ * Runs every folder under examples/ and exits non-zero if any fails (STYLE principle 20: examples run in CI).
+ * Each folder needs a runner below; a folder without one fails the run, so a new example cannot be skipped
+ * silently. Uses the process backend (no Docker needed) and `corral serve` on a free port where a server is needed.
+ *
+ *   npm run examples            # all of them
+ *   npm run examples mcp-client # just one
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'bin', 'corral.mjs');
+const EXAMPLES = join(ROOT, 'examples');
+/** A sandbox per rollout starts in well under a second here; minutes mean something hangs. */
+const STEP_TIMEOUT_MS = 180_000;
+
+const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
+  'custom-env': runCustomEnvironment,
+  'mcp-client': runMcpClient,
+};
+
+/** The environment under its reference agent scores 1.0 and under its guessing agent 0.0, with no errors. */
+async function runCustomEnvironment(scratch: string): Promise<void> {
+  for (const [agent, expectedReward] of [['reference', 1], ['guess', 0]] as const) {
+    const out = join(scratch, agent);
+    await run(process.execPath, [CLI, 'eval', join(EXAMPLES, 'custom-env', 'index.ts'), '--agent', agent, '--backend', 'process', '--out', out, '--no-progress']);
+    const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as { avg_reward: number | null; errored: number; rollouts: number; status: string };
+    if (metadata.status !== 'complete' || metadata.errored !== 0 || metadata.avg_reward !== expectedReward) {
+      throw new Error(`--agent ${agent}: expected a complete run, 0 errored, avg_reward ${expectedReward}; metadata.json says ${JSON.stringify(metadata)}`);
+    }
+    console.log(`  --agent ${agent}: ${metadata.rollouts} rollouts, avg_reward ${metadata.avg_reward}`);
+  }
+}
+
+/** Both clients against a real `corral serve` with a token, which must then shut down cleanly on SIGTERM. */
+async function runMcpClient(): Promise<void> {
+  const token = randomBytes(12).toString('hex');
+  const server = await startServe(token);
+  try {
+    const env = { ...process.env, CORRAL_URL: server.baseUrl, CORRAL_TOKEN: token };
+    await run(process.execPath, ['--import', 'tsx', join(EXAMPLES, 'mcp-client', 'client.ts')], env);
+    console.log('  client.ts: ok');
+    await run('python3', [join(EXAMPLES, 'mcp-client', 'client.py')], env);
+    console.log('  client.py: ok');
+  } finally {
+    const code = await server.stop();
+    if (code !== 0) throw new Error(`corral serve exited ${code} on SIGTERM`);
+  }
+}
+
+async function startServe(token: string): Promise<{ baseUrl: string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--backend', 'process', '--token', token], {
+    env: { ...process.env, CORRAL_MIN_IDLE: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  let log = '';
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`corral serve did not start in 60 s:\n${log}`)), 60_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1]!);
+      }
+    });
+    void exited.then((code) => reject(new Error(`corral serve exited ${code} before listening:\n${log}`)));
+  });
+  return {
+    baseUrl,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Runs a command to completion; throws with its output when it exits non-zero or overruns STEP_TIMEOUT_MS. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolveRun, reject) => {
+    const child: ChildProcess = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolveRun();
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code ?? signal}:\n${output}`));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const folders = readdirSync(EXAMPLES, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const wanted = process.argv.slice(2);
+  const selected = wanted.length > 0 ? folders.filter((name) => wanted.includes(name)) : folders;
+  const failures: string[] = [];
+  for (const name of selected) {
+    const runner = RUNNERS[name];
+    console.log(`examples/${name}`);
+    const scratch = mkdtempSync(join(tmpdir(), `corral-example-${name}-`));
+    const startedAt = performance.now();
+    try {
+      if (!runner) throw new Error(`no runner for examples/${name}: add one to scripts/run-examples.ts`);
+      await runner(scratch);
+      console.log(`  passed in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      failures.push(name);
+      console.error(`  FAILED: ${(error as Error).message}`);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  const missing = wanted.filter((name) => !folders.includes(name));
+  if (missing.length > 0) failures.push(...missing.map((name) => `${name} (no such folder)`));
+  console.log(failures.length === 0 ? `${selected.length} example(s) passed` : `failed: ${failures.join(', ')}`);
+  process.exitCode = failures.length === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,92 @@
+/**
+ * runner.wiki.rollouts_per_s: wiki-search rollouts through runEvaluation, all in flight at once, with the real
+ * OpenAIAgent talking HTTP to a scripted model (a child process) that answers instantly: 4 tool calls over
+ * in-process MCP (search_pages, view_sections, read_section, read_section) and an answer per rollout. So the
+ * figure is the runner's own cost: scheduling, the agent loop, MCP sessions, recording and writing results.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenAIAgent } from '../runner/agents/openai-agent.js';
+import type { Environment, Example } from '../runner/env/environment.js';
+import type { ToolSessionFactory } from '../runner/env/tool-session.js';
+import { runEvaluation } from '../runner/scheduler/run-evaluation.js';
+import type { ResultRecord } from '../runner/trajectory/result-record.js';
+import { ResultsWriter } from '../runner/trajectory/results-writer.js';
+import { type Figure, round } from './figure.js';
+import { median } from './measure.js';
+import { ChildWorker } from './load/child-worker.js';
+
+export interface WikiRolloutOptions {
+  environment: Environment;
+  examples: readonly Example[];
+  tools: ToolSessionFactory;
+  /** Rollouts per timed run; all of them in flight at once. */
+  rollouts: number;
+  repeats: number;
+  log: (line: string) => void;
+}
+
+const EXPECTED_TOOL_CALLS = 4;
+const WARMUP_ROLLOUTS = 64;
+
+interface TimedRun {
+  rolloutsPerSecond: number;
+  errored: number;
+  offScript: number;
+  firstError?: string;
+}
+
+async function timedRun(agent: OpenAIAgent, options: WikiRolloutOptions, rollouts: number): Promise<TimedRun> {
+  const examples = Array.from({ length: rollouts }, (_, index) => options.examples[index % options.examples.length]!).map((example, index) => ({ ...example, id: `${example.id}#${index}` }));
+  const directory = mkdtempSync(join(tmpdir(), 'corral-runner-bench-'));
+  const writer = ResultsWriter.open(directory);
+  const run: TimedRun = { rolloutsPerSecond: 0, errored: 0, offScript: 0 };
+  const check = (record: ResultRecord) => {
+    if (record.error) run.firstError ??= `${record.error.code}: ${record.error.message}`;
+    else if (record.metrics['tool_calls'] !== EXPECTED_TOOL_CALLS) run.offScript++;
+  };
+  try {
+    const startedAt = performance.now();
+    const progress = await runEvaluation({
+      environment: options.environment,
+      agent,
+      tools: options.tools,
+      examples,
+      rolloutsPerExample: 1,
+      concurrency: rollouts,
+      abortSignal: new AbortController().signal,
+      onGroup: (records) => {
+        records.forEach(check);
+        writer.append(records);
+      },
+    });
+    run.rolloutsPerSecond = progress.done / ((performance.now() - startedAt) / 1000);
+    run.errored = progress.errored + (rollouts - progress.done);
+    return run;
+  } finally {
+    writer.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+export async function wikiRolloutFigures(options: WikiRolloutOptions): Promise<Figure[]> {
+  const { worker, ready } = await ChildWorker.start('./scripted-wiki-model.ts');
+  try {
+    const agent = new OpenAIAgent({ model: 'scripted-wiki', baseURL: String(ready.baseURL), apiKey: 'EMPTY' });
+    await timedRun(agent, options, WARMUP_ROLLOUTS);
+    const runs: TimedRun[] = [];
+    for (let repeat = 0; repeat < options.repeats; repeat++) {
+      const run = await timedRun(agent, options, options.rollouts);
+      runs.push(run);
+      options.log(`wiki rollouts: run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s, ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
+    }
+    const errors = Math.max(...runs.map((run) => run.errored + run.offScript));
+    return [
+      { name: 'runner.wiki.rollouts_per_s', value: round(median(runs.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: `>= 300 (${options.rollouts} in flight, 4 tool calls + 5 model calls each)` },
+      { name: 'runner.wiki.inflight_errors', value: errors, unit: 'rollouts', target: '0' },
+    ];
+  } finally {
+    await worker.stop();
+  }
+}

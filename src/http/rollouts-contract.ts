@@ -1,0 +1,115 @@
+/**
+ * The rollout API's contract: the request a trainer sends to POST /v1/rollouts (one strict zod schema, in the
+ * snake_case it has on the wire) and the RolloutService the CLI hands to buildServer. http/ may not import
+ * runner/, so records cross this seam as opaque JSON objects: the route streams exactly what the service gives
+ * it, which is what results.jsonl holds. docs/rollouts-api.md documents the wire format for clients.
+ */
+import { z } from 'zod';
+
+const toolCallSchema = z
+  .object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }).strict() })
+  .strict();
+
+/** The OpenAI chat-completions message shapes the runner records (src/runner/trajectory/messages.ts). */
+const messageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }).strict(),
+  z.object({ role: z.literal('user'), content: z.string() }).strict(),
+  z.object({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).optional() }).strict(),
+  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }).strict(),
+]);
+
+/** An example sent inline, in the shape environments' datasets produce (src/runner/env/environment.ts). */
+const exampleSchema = z
+  .object({
+    id: z.string().min(1),
+    prompt: z.union([z.string(), z.array(messageSchema).min(1)]),
+    answer: z.unknown().optional(),
+    info: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+const modelSchema = z
+  .object({
+    /** An OpenAI-compatible endpoint, e.g. http://10.0.0.5:8000/v1 for vLLM. */
+    base_url: z.string().url(),
+    model: z.string().min(1),
+    /** Sent as the bearer token to base_url. Default 'EMPTY' (never the server's own OPENAI_API_KEY). */
+    api_key: z.string().optional(),
+    /** Per request attempt. Default 600_000. */
+    timeout_ms: z.number().int().positive().optional(),
+    /** Retries per request for 429, 408, 5xx, connection errors and timeouts. Default 4. */
+    max_retries: z.number().int().min(0).max(20).optional(),
+  })
+  .strict();
+
+const SELECTORS = ['example_ids', 'examples', 'n'] as const;
+
+export const rolloutRequestSchema = z
+  .object({
+    /** A built-in environment name (wiki-search, python-code). Module paths are refused: a client must not make the server import files. */
+    env: z.string().min(1),
+    /** Dataset examples by id, in this order. */
+    example_ids: z.array(z.string().min(1)).min(1).optional(),
+    /** Examples sent inline instead of the environment's dataset. */
+    examples: z.array(exampleSchema).min(1).optional(),
+    /** The first n examples of the environment's dataset. */
+    n: z.number().int().positive().optional(),
+    /** Group size: GRPO-style group statistics are computed over these rollouts. */
+    rollouts_per_example: z.number().int().min(1).max(1024).default(1),
+    model: modelSchema,
+    /** Top-level chat-completions fields (temperature, max_tokens, logprobs, ...); model, messages, tools, stream and n are refused. */
+    sampling_args: z.record(z.string(), z.unknown()).optional(),
+    /** Rollouts of this request in flight at once (default 32; the server may cap it). */
+    max_concurrency: z.number().int().min(1).max(4096).optional(),
+    /** Overrides the environment's max turns. */
+    max_turns: z.number().int().min(1).max(1000).optional(),
+    /** Rollout i of a group gets seed + i, unless sampling_args.seed is set. */
+    seed: z.number().int().optional(),
+  })
+  .strict()
+  .superRefine((request, context) => {
+    const given = SELECTORS.filter((field) => request[field] !== undefined);
+    if (given.length !== 1) {
+      const message = given.length === 0 ? 'send one of example_ids, examples or n' : `send only one of example_ids, examples or n (got ${given.join(', ')})`;
+      context.addIssue({ code: 'custom', path: [given[1] ?? 'n'], message });
+    }
+    const ids = request.example_ids ?? request.examples?.map((example) => example.id) ?? [];
+    const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
+    if (duplicate !== undefined) context.addIssue({ code: 'custom', path: [request.example_ids ? 'example_ids' : 'examples'], message: `example id '${duplicate}' appears twice` });
+  });
+
+export type RolloutRequest = z.output<typeof rolloutRequestSchema>;
+
+/** Aggregates over the records a run streamed, named as in metadata.json (avg_reward, avg_<metric>). */
+export interface RolloutRunStats {
+  rollouts: number;
+  errored: number;
+  /** Mean over rollouts that were scored; null when none was. */
+  avg_reward: number | null;
+  /** avg_<metric> for every rubric metric. */
+  metric_averages: Record<string, number>;
+  errors_by_code: Record<string, number>;
+}
+
+/** A validated request, ready to run: the environment is loaded and the examples are chosen. */
+export interface PreparedRollouts {
+  readonly env: string;
+  readonly model: string;
+  readonly numExamples: number;
+  readonly rolloutsPerExample: number;
+  /**
+   * Runs every rollout, calling onGroup with each example's records (result records, as results.jsonl holds
+   * them) when the whole group has finished. Never rejects for a failed rollout (that is a record with an
+   * error); when abortSignal fires, in-flight rollouts are cancelled, their sandboxes released, and it resolves.
+   */
+  run(options: { abortSignal: AbortSignal; onGroup: (records: readonly Record<string, unknown>[]) => void }): Promise<RolloutRunStats>;
+}
+
+export interface RolloutService {
+  /**
+   * Checks what the schema cannot (the environment exists, example ids exist, sampling args are allowed) and
+   * loads the examples. A bad request throws a CorralError whose audience is 'caller' and whose details.field
+   * names the request field; anything else is a server fault.
+   */
+  prepare(request: RolloutRequest, options: { abortSignal: AbortSignal }): Promise<PreparedRollouts>;
+}

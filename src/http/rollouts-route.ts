@@ -1,0 +1,123 @@
+/**
+ * POST /v1/rollouts: a trainer (any language, any machine) asks for rollouts of a built-in environment against
+ * its own model endpoint and reads them back as NDJSON, one result record a line as each example's group
+ * finishes, then one summary line. The route holds no runner logic: it validates, streams, and cancels. A
+ * client that disconnects cancels its rollouts (their sandboxes are released); so does closing the server.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { z } from 'zod';
+import { CorralError } from '../core/errors.js';
+import { type PreparedRollouts, type RolloutRequest, type RolloutRunStats, type RolloutService, rolloutRequestSchema } from './rollouts-contract.js';
+
+export interface RolloutsRouteOptions {
+  service: RolloutService;
+}
+
+interface RunningRequest {
+  controller: AbortController;
+  finished: Promise<unknown>;
+}
+
+export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRouteOptions): Promise<void> {
+  const running = new Set<RunningRequest>();
+  // Streams are hijacked, so the server cannot finish closing while one is open: cancel them, and wait until
+  // their sandboxes are back before the CLI closes the pool.
+  app.addHook('preClose', async () => {
+    for (const request of running) request.controller.abort(new CorralError('RUNNER_ERR_CANCELLED', 'the server is shutting down'));
+    await Promise.allSettled([...running].map((request) => request.finished));
+  });
+
+  app.post('/v1/rollouts', async (request, reply) => {
+    const parsed = rolloutRequestSchema.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send(invalidRequestBody(parsed.error));
+    const controller = new AbortController();
+    // 'close' before the response finished means the client went away (or the socket broke).
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(new CorralError('RUNNER_ERR_CANCELLED', 'the client closed the rollout request'));
+    });
+    let finish!: () => void;
+    const entry: RunningRequest = { controller, finished: new Promise<void>((resolve) => (finish = resolve)) };
+    running.add(entry);
+    try {
+      let prepared: PreparedRollouts;
+      try {
+        prepared = await options.service.prepare(parsed.data, { abortSignal: controller.signal });
+      } catch (error) {
+        if (CorralError.isInstance(error) && error.audience === 'caller') return reply.code(400).send(callerErrorBody(error));
+        throw error;
+      }
+      // Cancelled while preparing: the client is gone, or the server is closing (then 503 tells it why).
+      if (controller.signal.aborted) return reply.code(503).send({ error: { code: 'RUNNER_ERR_CANCELLED', message: errorMessage(controller.signal.reason) } });
+      await streamRollouts(reply, prepared, parsed.data, controller.signal);
+      return reply;
+    } finally {
+      running.delete(entry);
+      finish();
+    }
+  });
+}
+
+async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, request: RolloutRequest, abortSignal: AbortSignal): Promise<void> {
+  reply.hijack();
+  const response = reply.raw;
+  response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  // Headers now, so the client knows the request was accepted before the first group (maybe minutes away).
+  response.flushHeaders();
+  // Lines queue in the socket's buffer when the client reads slowly; a run is bounded, so memory is too.
+  const writeLine = (value: unknown) => {
+    if (!response.destroyed) response.write(`${JSON.stringify(value)}\n`);
+  };
+  const startedAt = Date.now();
+  let streamed = 0;
+  let stats: RolloutRunStats | undefined;
+  let failure: { code: string; message: string } | undefined;
+  try {
+    stats = await prepared.run({
+      abortSignal,
+      onGroup: (records) => {
+        for (const record of records) writeLine(record);
+        streamed += records.length;
+      },
+    });
+  } catch (error) {
+    reply.log.error({ err: error }, 'rollout run failed');
+    failure = { code: CorralError.isInstance(error) ? error.code : 'RUNNER_ERR_UNEXPECTED', message: errorMessage(error) };
+  }
+  const expected = prepared.numExamples * prepared.rolloutsPerExample;
+  const status = failure ? 'failed' : abortSignal.aborted ? 'cancelled' : streamed === expected ? 'complete' : 'incomplete';
+  writeLine({
+    type: 'summary',
+    status,
+    env_id: prepared.env,
+    model: prepared.model,
+    num_examples: prepared.numExamples,
+    rollouts_per_example: prepared.rolloutsPerExample,
+    seed: request.seed ?? null,
+    rollouts: stats?.rollouts ?? streamed,
+    errored: stats?.errored ?? null,
+    avg_reward: stats?.avg_reward ?? null,
+    ...Object.fromEntries(Object.entries(stats?.metric_averages ?? {}).map(([name, value]) => [`avg_${name}`, value])),
+    errors_by_code: stats?.errors_by_code ?? {},
+    time_ms: Date.now() - startedAt,
+    ...(failure ? { error: failure } : {}),
+  });
+  response.end();
+}
+
+/** 400 naming the first offending field, e.g. "model.base_url: Invalid URL". */
+function invalidRequestBody(error: z.ZodError) {
+  const issues = error.issues.map((issue) => {
+    // A strict object reports unknown keys at the object's own path: name the key itself.
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+    return { field: path.map(String).join('.') || '(body)', message: issue.message };
+  });
+  const first = issues[0]!;
+  return { error: { code: 'INVALID_REQUEST', message: `${first.field}: ${first.message}`, field: first.field, issues } };
+}
+
+function callerErrorBody(error: CorralError) {
+  const { field, ...details } = error.details;
+  return { error: { code: error.code, message: error.message, ...(typeof field === 'string' ? { field } : {}), ...details } };
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
