@@ -28,10 +28,13 @@ export interface WikiRolloutOptions {
 }
 
 const EXPECTED_TOOL_CALLS = 4;
-const WARMUP_ROLLOUTS = 64;
+/** The first few hundred rollouts run mostly unoptimised code. */
+const WARMUP_ROLLOUTS = 256;
 
 interface TimedRun {
   rolloutsPerSecond: number;
+  /** This process's CPU time (user + system) per rollout: steadier than wall time on a shared machine. */
+  cpuMsPerRollout: number;
   errored: number;
   offScript: number;
   firstError?: string;
@@ -41,13 +44,14 @@ async function timedRun(agent: OpenAIAgent, options: WikiRolloutOptions, rollout
   const examples = Array.from({ length: rollouts }, (_, index) => options.examples[index % options.examples.length]!).map((example, index) => ({ ...example, id: `${example.id}#${index}` }));
   const directory = mkdtempSync(join(tmpdir(), 'corral-runner-bench-'));
   const writer = ResultsWriter.open(directory);
-  const run: TimedRun = { rolloutsPerSecond: 0, errored: 0, offScript: 0 };
+  const run: TimedRun = { rolloutsPerSecond: 0, cpuMsPerRollout: 0, errored: 0, offScript: 0 };
   const check = (record: ResultRecord) => {
     if (record.error) run.firstError ??= `${record.error.code}: ${record.error.message}`;
     else if (record.metrics['tool_calls'] !== EXPECTED_TOOL_CALLS) run.offScript++;
   };
   try {
     const startedAt = performance.now();
+    const cpuBefore = process.cpuUsage();
     const progress = await runEvaluation({
       environment: options.environment,
       agent,
@@ -62,6 +66,8 @@ async function timedRun(agent: OpenAIAgent, options: WikiRolloutOptions, rollout
       },
     });
     run.rolloutsPerSecond = progress.done / ((performance.now() - startedAt) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    run.cpuMsPerRollout = (cpu.user + cpu.system) / 1000 / Math.max(1, progress.done);
     run.errored = progress.errored + (rollouts - progress.done);
     return run;
   } finally {
@@ -79,7 +85,7 @@ export async function wikiRolloutFigures(options: WikiRolloutOptions): Promise<F
     for (let repeat = 0; repeat < options.repeats; repeat++) {
       const run = await timedRun(agent, options, options.rollouts);
       runs.push(run);
-      options.log(`wiki rollouts: run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s, ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
+      options.log(`wiki rollouts: run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s (${round(run.cpuMsPerRollout, 2)} ms CPU each in this process), ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
     }
     const errors = Math.max(...runs.map((run) => run.errored + run.offScript));
     return [

@@ -108,7 +108,7 @@ export function registerBenchCommand(program: Command): void {
       print(
         figures,
         options.json === true,
-        'runner: wiki = median of timed runEvaluation runs after a 64-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
+        'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
       );
     });
 }

@@ -1,0 +1,70 @@
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance, run on Node 22 from tools/node22)
+ * against a real `corral serve`: every fixture-independent scenario on /mcp/python and the whole server
+ * suite on the /mcp/conformance fixtures, for every protocol era the suite knows. A second test proves the
+ * harness can fail, so a green run is not an artefact of how results are read.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { conformanceCli } from '../../scripts/conformance/conformance-cli.js';
+import { formatOutcomeTable, readOutcomes } from '../../scripts/conformance/conformance-results.js';
+import { startCorralServer } from '../../scripts/conformance/corral-server-process.js';
+import { FIXTURE_INDEPENDENT_SCENARIOS, NORMAL_ENVIRONMENT, runConformance } from '../../scripts/conformance/run-conformance.js';
+
+const missingNode22 = node22Problem();
+
+describe.skipIf(missingNode22)('the MCP conformance suite against corral serve', () => {
+  it('passes the fixture-independent scenarios on python and the whole server suite on the fixtures, in every era', async () => {
+    const report = await runConformance();
+    const failed = report.outcomes.filter((outcome) => !outcome.passed);
+    expect(failed, `conformance failures (checks in ${report.outputDir}):\n${formatOutcomeTable(failed)}`).toEqual([]);
+    // Not vacuous: both eras ran, each with both halves of the run.
+    expect(report.outcomes.length).toBeGreaterThan(0);
+    expect(report.eras).toEqual(expect.arrayContaining(['2025-06-18', '2025-11-25']));
+    for (const era of report.eras) {
+      const inEra = report.outcomes.filter((outcome) => outcome.era === era);
+      expect(inEra.filter((outcome) => outcome.environment === NORMAL_ENVIRONMENT).map((outcome) => outcome.scenario)).toEqual(
+        expect.arrayContaining(['server-initialize', 'ping', 'tools-list']),
+      );
+      expect(inEra.filter((outcome) => outcome.environment === 'conformance').length).toBeGreaterThanOrEqual(24);
+    }
+    const checked = report.outcomes.filter((outcome) => outcome.era === '2025-11-25' && outcome.environment === NORMAL_ENVIRONMENT).map((outcome) => outcome.scenario);
+    expect(checked.sort()).toEqual([...FIXTURE_INDEPENDENT_SCENARIOS].sort());
+  }, 300_000);
+
+  it('records a failure for a scenario whose fixtures the environment lacks, and has no fixtures without the flag', async () => {
+    const server = await startCorralServer([]);
+    try {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
+      const response = await fetch(`${server.baseUrl}/mcp/conformance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(initialize),
+      });
+      expect(response.status).toBe(404);
+
+      const outputDir = await mkdtemp(join(tmpdir(), 'corral-conformance-negative-'));
+      await conformanceCli().runServer({ url: `${server.baseUrl}/mcp/${NORMAL_ENVIRONMENT}`, outputDir, scenario: 'resources-read-text' });
+      const [outcome] = await readOutcomes(outputDir, { era: '2025-11-25', environment: NORMAL_ENVIRONMENT, scenarios: ['resources-read-text'] });
+      expect(outcome).toMatchObject({ scenario: 'resources-read-text', passed: false });
+      expect(outcome!.failures).toBeGreaterThan(0);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
+
+/** Skips loudly on a machine without Node 22; under CI=true a missing Node 22 fails instead, as missing backends do. */
+function node22Problem(): boolean {
+  try {
+    conformanceCli();
+    return false;
+  } catch (error) {
+    const message = `[corral tests] MCP conformance suite unavailable: ${(error as Error).message}`;
+    if (process.env.CI) throw new Error(`${message} (CI=true: refusing to skip)`);
+    console.warn(`${message}; SKIPPING`);
+    return true;
+  }
+}
