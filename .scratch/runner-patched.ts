@@ -12,4 +12,4 @@ if (process.env.PATCH === '1') {
   } as never;
 }
 const { main } = await import('../src/cli/main.js');
-await main(['node', 'corral', 'bench', 'runner', '--data-dir', '/work/shared/data', '--only', 'wiki', '--rollouts', '512', '--repeats', '2']);
+await main(['node', 'corral', 'bench', 'runner', '--data-dir', '/work/shared/data', '--only', 'wiki', '--rollouts', process.env.ROLLOUTS ?? '512', '--repeats', process.env.REPEATS ?? '2']);

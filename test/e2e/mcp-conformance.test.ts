@@ -4,7 +4,7 @@
  * suite on the /mcp/conformance fixtures, for every protocol era the suite knows. A second test proves the
  * harness can fail, so a green run is not an artefact of how results are read.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,9 +17,11 @@ const missingNode22 = node22Problem();
 
 describe.skipIf(missingNode22)('the MCP conformance suite against corral serve', () => {
   it('passes the fixture-independent scenarios on python and the whole server suite on the fixtures, in every era', async () => {
-    const report = await runConformance();
+    const report = await runConformance({ outputDir: await mkdtemp(join(tmpdir(), 'corral-conformance-')) });
     const failed = report.outcomes.filter((outcome) => !outcome.passed);
+    // The checks stay on disk when something failed, for the message below to point at.
     expect(failed, `conformance failures (checks in ${report.outputDir}):\n${formatOutcomeTable(failed)}`).toEqual([]);
+    await rm(report.outputDir, { recursive: true, force: true });
     // Not vacuous: both eras ran, each with both halves of the run.
     expect(report.outcomes.length).toBeGreaterThan(0);
     expect(report.eras).toEqual(expect.arrayContaining(['2025-06-18', '2025-11-25']));
@@ -50,6 +52,7 @@ describe.skipIf(missingNode22)('the MCP conformance suite against corral serve',
       const [outcome] = await readOutcomes(outputDir, { era: '2025-11-25', environment: NORMAL_ENVIRONMENT, scenarios: ['resources-read-text'] });
       expect(outcome).toMatchObject({ scenario: 'resources-read-text', passed: false });
       expect(outcome!.failures).toBeGreaterThan(0);
+      await rm(outputDir, { recursive: true, force: true });
     } finally {
       await server.stop();
     }

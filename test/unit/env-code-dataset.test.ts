@@ -19,7 +19,7 @@ describe('code dataset loaders', () => {
     expect(first!.answer).toBe('def add_pair(a: int, b: int) -> int:\n    """Return the sum of a and b.\n    >>> add_pair(2, 3)\n    5\n    """\n    return a + b\n');
     expect(first!.info).toMatchObject({ format: 'humaneval', entry_point: 'add_pair', test_imports: [], test_setup_code: '' });
     expect(first!.info!.tests).toContain('def check(candidate):');
-    expect(first!.info!.stub).toMatch(/"""\n    pass\n$/);
+    expect(first!.info!.stub).toMatch(/"""\n {4}pass\n$/);
   });
 
   it('MBPP: shows one test for the name and signature; keeps setup code and challenge tests', () => {

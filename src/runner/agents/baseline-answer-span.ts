@@ -19,7 +19,30 @@ const SHAPE_FIT: Record<AnswerKind, Record<CandidateShape, number>> = {
   other: { chunk: 0.5, capitalised: 0.5, number: 0, date: 0 },
 };
 
-export const SPAN_WEIGHTS = { sentenceRank: 3, distance: 0.15, maxDistance: 12, questionWord: 1.2, extraLength: 0.35, idealLength: 2, focusNeighbour: 1, placePreposition: 1, yearAsCount: 1, namingCue: 1.5, precedingFactor: 1.25, shortChunk: 0 };
+/** Weights picked on the dev split (qa/squad-v1.1-dev/dev.jsonl) only; scores are in arbitrary points. */
+export const SPAN_WEIGHTS = {
+  /** Times the sentence's score relative to the best sentence's. */
+  sentenceRank: 3,
+  /** Per token between the candidate and the nearest shared word (capped at maxDistance). */
+  distance: 0.15,
+  maxDistance: 12,
+  /** Candidates before the shared words count their distance this many times (answers tend to follow them). */
+  precedingFactor: 1.25,
+  /** Per question word repeated inside the candidate. */
+  questionWord: 1.2,
+  /** SQuAD answers are short: tokens beyond idealLength cost extraLength each; chunks shorter cost shortChunk. */
+  idealLength: 3,
+  extraLength: 0.35,
+  shortChunk: 0.4,
+  /** The candidate sits right before the question's focus noun ("moist broadleaf | forest"). */
+  focusNeighbour: 1,
+  /** "in/at/from X" for where-questions. */
+  placePreposition: 1,
+  /** A four-digit year offered for a how-many question. */
+  yearAsCount: 1,
+  /** Right after "called"/"known as"/"means" when the question asks for a name. */
+  namingCue: 1.5,
+};
 
 export interface ScoredCandidate extends Candidate {
   score: number;
@@ -51,16 +74,31 @@ export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, ques
     const repeated = inside.filter((token) => questionTerms.has(token.term!)).length;
     // A span made only of the question's words restates the question; it cannot be the answer.
     if (inside.length > 0 && repeated === inside.length) return [];
-    const distance = matched.length === 0 ? SPAN_WEIGHTS.maxDistance : Math.min(SPAN_WEIGHTS.maxDistance, ...matched.map((index) => (index < candidate.start ? candidate.start - index : index >= candidate.end ? SPAN_WEIGHTS.precedingFactor * (index - candidate.end + 1) : SPAN_WEIGHTS.maxDistance)));
-    const length = candidate.end - candidate.start;
-    let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distance - SPAN_WEIGHTS.questionWord * repeated - SPAN_WEIGHTS.extraLength * Math.max(0, length - SPAN_WEIGHTS.idealLength) - (candidate.shape === 'chunk' ? SPAN_WEIGHTS.shortChunk * Math.max(0, SPAN_WEIGHTS.idealLength - length) : 0);
+    let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distanceToShared(candidate, matched) - SPAN_WEIGHTS.questionWord * repeated - lengthPenalty(candidate);
     const after = tokens[candidate.end];
-    if (after?.term != null && focus.has(after.term)) score += SPAN_WEIGHTS.focusNeighbour;
     const before = tokens[candidate.start - 1];
+    if (after?.term != null && focus.has(after.term)) score += SPAN_WEIGHTS.focusNeighbour;
     // Years answer "when", rarely "how many".
     if (kind === 'number' && candidate.shape === 'number' && /^(?:1[0-9]{3}|20[0-9]{2})$/.test(candidate.text)) score -= SPAN_WEIGHTS.yearAsCount;
     if (naming && before && /^(?:called|named|termed|known|as|means|meaning|or)$/i.test(before.text)) score += SPAN_WEIGHTS.namingCue;
     if (kind === 'place' && before && /^(?:in|at|from|to|near|into)$/i.test(before.text)) score += SPAN_WEIGHTS.placePreposition;
     return [{ ...candidate, score }];
   });
+}
+
+/** Tokens to the nearest word shared with the question (those inside the candidate do not count). */
+function distanceToShared(candidate: Candidate, matched: readonly number[]): number {
+  let nearest: number = SPAN_WEIGHTS.maxDistance;
+  for (const index of matched) {
+    if (index < candidate.start) nearest = Math.min(nearest, candidate.start - index);
+    else if (index >= candidate.end) nearest = Math.min(nearest, SPAN_WEIGHTS.precedingFactor * (index - candidate.end + 1));
+  }
+  return nearest;
+}
+
+function lengthPenalty(candidate: Candidate): number {
+  const length = candidate.end - candidate.start;
+  const tooLong = SPAN_WEIGHTS.extraLength * Math.max(0, length - SPAN_WEIGHTS.idealLength);
+  const tooShort = candidate.shape === 'chunk' ? SPAN_WEIGHTS.shortChunk * Math.max(0, SPAN_WEIGHTS.idealLength - length) : 0;
+  return tooLong + tooShort;
 }

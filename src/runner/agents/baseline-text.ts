@@ -66,7 +66,7 @@ export function splitSentences(text: string): string[][] {
     .map((paragraph) => {
       const sentences: string[] = [];
       let start = 0;
-      for (const match of paragraph.matchAll(/[.!?]["')\]]?\s+(?=["'(\[]?[\p{Lu}\p{N}])/gu)) {
+      for (const match of paragraph.matchAll(/[.!?]["')\]]?\s+(?=["'([]?[\p{Lu}\p{N}])/gu)) {
         const end = match.index + match[0].trimEnd().length;
         if (ABBREVIATION.test(paragraph.slice(Math.max(start, end - 8), end).trim().split(' ').at(-1) ?? '')) continue;
         sentences.push(paragraph.slice(start, end).trim());
