@@ -9,7 +9,7 @@ import { type Figure, round } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
-import type { HttpLoadRequest, HttpLoadTarget, LoadResult } from './load/http-load-worker.js';
+import type { HttpLoadRequest, HttpLoadTarget, LoadResult } from './load/load-types.js';
 import { TRIVIAL_TOOL, tinyWikiIndex } from './load/tiny-wiki-index.js';
 import { ECHO_PATH, startFastifyEchoServer } from './peers/fastify-echo-server.js';
 import { SDK_EXAMPLE_PATH, startSdkExampleServer } from './peers/sdk-example-server.js';

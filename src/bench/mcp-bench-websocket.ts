@@ -2,13 +2,12 @@
  * mcp.ws.calls_per_s: the trivial tool over corral's WebSocket endpoint, a few connections each keeping many
  * calls in flight (how a trainer multiplexes rollouts over one socket). The load generator is a child process.
  */
-import { type Figure } from './figure.js';
+import type { Figure } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
-import type { LoadResult } from './load/http-load-worker.js';
 import { TRIVIAL_TOOL } from './load/tiny-wiki-index.js';
-import type { WebSocketLoadRequest } from './load/websocket-load-worker.js';
+import type { LoadResult, WebSocketLoadRequest } from './load/load-types.js';
 
 export interface WebSocketThroughputOptions {
   connections: number;

@@ -10,7 +10,11 @@ import { startCorralBenchServer } from './mcp-bench-server.js';
 import { sessionMemoryFigures } from './mcp-bench-sessions.js';
 import { webSocketThroughputFigures } from './mcp-bench-websocket.js';
 
+export const MCP_BENCH_PARTS = ['http', 'ws', 'python', 'sessions'] as const;
+export type McpBenchPart = (typeof MCP_BENCH_PARTS)[number];
+
 export interface McpBenchOptions {
+  parts: readonly McpBenchPart[];
   backend: 'process' | 'docker';
   image?: string;
   /** Closed-loop HTTP clients (default 32). */
@@ -26,22 +30,30 @@ export interface McpBenchOptions {
   log: (line: string) => void;
 }
 
-export const MCP_BENCH_DEFAULTS = { clients: 32, rounds: 3, roundMs: 3000, wsConnections: 8, wsInflight: 64, sessions: 2000 } as const;
-
 export async function runMcpBench(options: McpBenchOptions): Promise<Figure[]> {
-  const corral = await startCorralBenchServer({ backend: options.backend, ...(options.image ? { image: options.image } : {}) });
+  const wanted = (part: McpBenchPart) => options.parts.includes(part);
   const figures: Figure[] = [];
+  const corral = await startCorralBenchServer({ backend: options.backend, ...(options.image ? { image: options.image } : {}) });
   try {
-    options.log(`http: ${options.clients} clients, ${options.rounds} interleaved rounds of ${options.roundMs} ms per server`);
-    figures.push(...(await httpThroughputFigures(corral, { clients: options.clients, rounds: options.rounds, roundMs: options.roundMs, log: options.log })));
-    options.log(`ws: ${options.wsConnections} connections x ${options.wsInflight} calls in flight`);
-    figures.push(...(await webSocketThroughputFigures(corral, { connections: options.wsConnections, inflightPerConnection: options.wsInflight, rounds: options.rounds, roundMs: options.roundMs, log: options.log })));
-    options.log(`python: round trips on the ${options.backend} backend`);
-    figures.push(...(await pythonRoundTripFigures(corral, options.log)));
+    if (wanted('http')) {
+      options.log(`http: ${options.clients} clients, ${options.rounds} interleaved rounds of ${options.roundMs} ms per server`);
+      figures.push(...(await httpThroughputFigures(corral, { clients: options.clients, rounds: options.rounds, roundMs: options.roundMs, log: options.log })));
+    }
+    if (wanted('ws')) {
+      options.log(`ws: ${options.wsConnections} connections x ${options.wsInflight} calls in flight`);
+      figures.push(...(await webSocketThroughputFigures(corral, { connections: options.wsConnections, inflightPerConnection: options.wsInflight, rounds: options.rounds, roundMs: options.roundMs, log: options.log })));
+    }
+    if (wanted('python')) {
+      options.log(`python: round trips on the ${options.backend} backend`);
+      figures.push(...(await pythonRoundTripFigures(corral, options.log)));
+    }
   } finally {
     await corral.close();
   }
-  options.log(`sessions: ${options.sessions} idle sessions per server`);
-  figures.push(...(await sessionMemoryFigures(options.sessions, options.log)));
+  // Last, and in child processes of their own: the memory figure must not see the throughput runs' garbage.
+  if (wanted('sessions')) {
+    options.log(`sessions: ${options.sessions} idle sessions per server`);
+    figures.push(...(await sessionMemoryFigures(options.sessions, options.log)));
+  }
   return figures;
 }

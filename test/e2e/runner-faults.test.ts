@@ -27,7 +27,9 @@ function script(body: ChatCompletionRequestBody): ModelReply {
   const question = String(body.messages.find((message) => message.role === 'user')?.content ?? '');
   const turn = body.messages.filter((message) => message.role === 'assistant').length;
   const [name, code] = Object.entries(REFERENCES).find(([entry]) => question.includes(entry))!;
-  if (name === 'shout' && body.seed === 101) return { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: VICTIM_COMMAND, timeout_s: 60 } }] };
+  if (name === 'shout' && body.seed === 101) {
+    return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: VICTIM_COMMAND, timeout_s: 60 } }] } : { kind: 'text', content: 'The sleep ended.' };
+  }
   return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'write_file', arguments: { path: 'solution.py', content: code } }] } : { kind: 'text', content: 'Done.' };
 }
 
@@ -38,7 +40,8 @@ function killVictimsOf(ownerPid: number): { stop(): Promise<number> } {
   const loop = (async () => {
     while (!stopped) {
       for (const id of await containersOwnedBy(ownerPid).catch(() => [])) {
-        const processes = await docker('top', id, '-eo', 'args').catch(() => '');
+        // docker top insists on a pid column.
+        const processes = await docker('top', id, '-eo', 'pid,args').catch(() => '');
         if (!processes.includes(VICTIM_COMMAND)) continue;
         await docker('kill', id).then(() => kills++, () => undefined);
       }
@@ -54,6 +57,11 @@ function killVictimsOf(ownerPid: number): { stop(): Promise<number> } {
   };
 }
 
+/** The exit code, or 'timeout': a hung child must fail the test, not outlive it. */
+function exitWithin(exited: Promise<number | null>, timeoutMs: number): Promise<number | null | 'timeout'> {
+  return Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref())]);
+}
+
 describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
   it("a container killed mid-rollout errors only that rollout (boundary 'sandbox', retried first); its siblings pass", async () => {
     const model = await startScriptedModelServer(script);
@@ -61,7 +69,7 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
     const child = spawnCorral(['eval', 'python-code', '--dataset', join(CODE_FIXTURES, 'humaneval-tiny.jsonl'), '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL, '--backend', 'docker', '-r', '2', '-c', '4', '--seed', '100', '--out', out, '--no-progress']);
     const killer = killVictimsOf(child.pid!);
     try {
-      expect(await child.exited, child.output.stderr).toBe(0);
+      expect(await exitWithin(child.exited, 150_000), child.output.stderr).toBe(0);
     } finally {
       child.kill('SIGKILL');
       await model.close();
@@ -103,7 +111,11 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
     expect(beforeResume).toBeLessThan(40);
 
     const second = spawnCorral([...args, '--resume', out], environment);
-    expect(await second.exited, second.output.stderr).toBe(0);
+    try {
+      expect(await exitWithin(second.exited, 200_000), second.output.stderr).toBe(0);
+    } finally {
+      second.kill('SIGKILL');
+    }
     expect(second.output.stderr).toMatch(new RegExp(`${beforeResume} already done`));
 
     const records = readResults(out);

@@ -7,33 +7,8 @@
  */
 import { Client } from 'undici';
 import { serveWorkerRequests } from './child-worker.js';
+import type { HttpLoadRequest, LoadResult } from './load-types.js';
 import { INITIALIZED_NOTIFICATION, MCP_POST_HEADERS, decodeReply, initializeMessage, isSuccessfulCall, sessionHeaders, toolCallMessage } from './mcp-wire.js';
-
-export interface HttpLoadTarget {
-  /** e.g. http://127.0.0.1:41234 */
-  origin: string;
-  path: string;
-  /** 'mcp-session': initialize a session per client first. 'json': POST the same JSON-RPC body with no MCP headers. */
-  kind: 'mcp-session' | 'json';
-  toolName: string;
-  toolArguments: Record<string, unknown>;
-}
-
-export interface HttpLoadRequest {
-  target: HttpLoadTarget;
-  clients: number;
-  /** Calls finishing in the first warmupMs are not counted (JIT, connection setup). */
-  warmupMs: number;
-  durationMs: number;
-}
-
-export interface LoadResult {
-  /** Successful calls that finished inside the measured window. */
-  calls: number;
-  errors: number;
-  seconds: number;
-  firstError?: string;
-}
 
 async function openSession(client: Client, path: string): Promise<string> {
   const response = await client.request({ method: 'POST', path, headers: MCP_POST_HEADERS, body: initializeMessage(0) });
@@ -45,7 +20,7 @@ async function openSession(client: Client, path: string): Promise<string> {
   return sessionId;
 }
 
-export async function runHttpLoad(request: HttpLoadRequest): Promise<LoadResult> {
+async function runHttpLoad(request: HttpLoadRequest): Promise<LoadResult> {
   const { target } = request;
   const clients = Array.from({ length: request.clients }, () => new Client(target.origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
   try {

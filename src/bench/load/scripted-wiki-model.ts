@@ -22,7 +22,7 @@ function sectionIds(viewText: string): string[] {
   return viewText.split('\n').map((line) => line.split('  ')[0]!.trim()).filter(Boolean);
 }
 
-export function wikiRolloutReply(request: ChatCompletionRequestBody): ModelReply {
+function wikiRolloutReply(request: ChatCompletionRequestBody): ModelReply {
   const toolResults = request.messages.filter((message): message is ToolMessage => message.role === 'tool').map((message) => message.content);
   const question = request.messages.find((message) => message.role === 'user')?.content ?? '';
   switch (toolResults.length) {

@@ -5,20 +5,8 @@
  */
 import WebSocket from 'ws';
 import { serveWorkerRequests } from './child-worker.js';
-import type { LoadResult } from './http-load-worker.js';
+import type { LoadResult, WebSocketLoadRequest } from './load-types.js';
 import { INITIALIZED_NOTIFICATION, type JsonRpcReply, initializeMessage, isSuccessfulCall, toolCallMessage } from './mcp-wire.js';
-
-export interface WebSocketLoadRequest {
-  /** e.g. ws://127.0.0.1:41234/ws/wiki */
-  url: string;
-  connections: number;
-  /** Calls outstanding per connection. */
-  inflight: number;
-  toolName: string;
-  toolArguments: Record<string, unknown>;
-  warmupMs: number;
-  durationMs: number;
-}
 
 function connect(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -38,7 +26,7 @@ async function initialize(socket: WebSocket): Promise<void> {
   socket.send(INITIALIZED_NOTIFICATION);
 }
 
-export async function runWebSocketLoad(request: WebSocketLoadRequest): Promise<LoadResult> {
+async function runWebSocketLoad(request: WebSocketLoadRequest): Promise<LoadResult> {
   const sockets = await Promise.all(Array.from({ length: request.connections }, () => connect(request.url)));
   try {
     await Promise.all(sockets.map(initialize));

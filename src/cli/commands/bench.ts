@@ -34,6 +34,7 @@ export function registerBenchCommand(program: Command): void {
     .command('mcp')
     .description('MCP calls/s over Streamable HTTP (vs an SDK-example server and a bare fastify route) and WebSocket, python round trips, memory per idle session')
     .option('--json', 'print only the JSON array of figures on stdout')
+    .option('--only <parts>', 'comma-separated subset of http,ws,python,sessions')
     .option('--backend <name>', 'sandbox backend for the python figure: process | docker', 'process')
     .option('--image <image>', 'sandbox image for --backend docker', 'corral/python:latest')
     .option('--clients <n>', 'closed-loop HTTP clients (CORRAL_BENCH_CLIENTS)', process.env['CORRAL_BENCH_CLIENTS'] ?? '32')
@@ -42,10 +43,11 @@ export function registerBenchCommand(program: Command): void {
     .option('--ws-connections <n>', 'WebSocket connections', '8')
     .option('--ws-inflight <n>', 'calls in flight per WebSocket connection', '64')
     .option('--sessions <n>', 'idle MCP sessions held for the memory figure', '2000')
-    .action(async (options: { json?: boolean; backend: string; image: string; clients: string; rounds: string; roundMs: string; wsConnections: string; wsInflight: string; sessions: string }) => {
+    .action(async (options: { json?: boolean; only?: string; backend: string; image: string; clients: string; rounds: string; roundMs: string; wsConnections: string; wsInflight: string; sessions: string }) => {
       if (options.backend !== 'process' && options.backend !== 'docker') throw new CorralError('CFG_ERR_INVALID', `--backend must be process or docker, got ${options.backend}`);
-      const { runMcpBench } = await import('../../bench/mcp-bench.js');
+      const { MCP_BENCH_PARTS, runMcpBench } = await import('../../bench/mcp-bench.js');
       const figures = await runMcpBench({
+        parts: chooseParts(options.only, MCP_BENCH_PARTS),
         backend: options.backend,
         image: options.image,
         clients: positive(options.clients, '--clients'),
@@ -90,13 +92,10 @@ export function registerBenchCommand(program: Command): void {
     .action(async (options: { json?: boolean; dataDir?: string; only?: string; rollouts: string; repeats: string; image: string; concurrency: string; limit?: string }) => {
       const dataDir = requireDataDir(options.dataDir);
       const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('../../bench/runner-bench.js');
-      const parts = options.only ? options.only.split(',').map((part) => part.trim()) : [...RUNNER_BENCH_PARTS];
-      const unknown = parts.filter((part) => !(RUNNER_BENCH_PARTS as readonly string[]).includes(part));
-      if (unknown.length > 0) throw new CorralError('CFG_ERR_INVALID', `--only: unknown part(s) ${unknown.join(', ')}; choose from ${RUNNER_BENCH_PARTS.join(', ')}`);
       const figures = await runRunnerBench({
         dataDir,
         openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
-        parts: parts as (typeof RUNNER_BENCH_PARTS)[number][],
+        parts: chooseParts(options.only, RUNNER_BENCH_PARTS),
         rollouts: positive(options.rollouts, '--rollouts'),
         repeats: positive(options.repeats, '--repeats'),
         image: options.image,
@@ -132,6 +131,15 @@ export function print(figures: Figure[], json: boolean, method: string): void {
     return;
   }
   process.stdout.write(`machine: ${describeMachine()}\nmethod: ${method}\n\n${formatFigures(figures)}\n`);
+}
+
+/** --only a,b as a checked subset of `all` (default: all of them). */
+function chooseParts<Part extends string>(only: string | undefined, all: readonly Part[]): Part[] {
+  if (only === undefined) return [...all];
+  const parts = only.split(',').map((part) => part.trim());
+  const unknown = parts.filter((part) => !(all as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new CorralError('CFG_ERR_INVALID', `--only: unknown part(s) ${unknown.join(', ')}; choose from ${all.join(', ')}`);
+  return parts as Part[];
 }
 
 function positive(text: string, flag: string): number {

@@ -1,10 +1,11 @@
 /**
  * The model-free wiki-search baseline ('baseline'): a floor to beat and a smoke test that needs no model.
  * It works only through the environment's tools, in the steps a model would take, each recorded as an
- * assistant turn: search_pages with the question; view_sections of the top pages; read_section of their
- * sections; then it ranks sentences by overlap with the question and answers with a short span (see
- * baseline-sentence-ranking.ts and baseline-answer-span.ts). With fewer turns it reads whole pages, or
- * answers from the search snippets.
+ * assistant turn: search_pages with the question; view_sections of the top 1-3 pages; read_section of their
+ * sections (all of them: paragraph-group section names say nothing about content, so sections are chosen
+ * after reading, by ranking their sentences and paragraphs by overlap with the question); then it answers
+ * with a short span (see baseline-sentence-ranking.ts and baseline-answer-span.ts). With fewer turns it
+ * reads whole pages, or answers from the search snippets.
  */
 import type { Agent, AgentRunInput } from './agent.js';
 import { chooseAnswerSpan } from './baseline-answer-span.js';

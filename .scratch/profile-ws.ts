@@ -1,0 +1,17 @@
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { startCorralBenchServer } from '../src/bench/mcp-bench-server.js';
+import { ChildWorker } from '../src/bench/load/child-worker.js';
+const server = await startCorralBenchServer({ backend: 'process' });
+const { worker } = await ChildWorker.start('./websocket-load-worker.ts');
+const request = { url: server.origin.replace('http', 'ws') + '/ws/wiki', connections: 8, inflight: 64, toolName: 'search_pages', toolArguments: { query: 'river Cairo' }, warmupMs: 500, durationMs: 3000 };
+console.log('warm', await worker.request(request));
+const session = new Session(); session.connect();
+await session.post('Profiler.enable'); await session.post('Profiler.start');
+const cpuBefore = process.cpuUsage(); const t = performance.now();
+const r = await worker.request<{ calls: number }>(request);
+const wall = performance.now() - t; const cpu = process.cpuUsage(cpuBefore);
+const { profile } = await session.post('Profiler.stop');
+writeFileSync('.scratch/ws.cpuprofile', JSON.stringify(profile));
+console.log(r, 'cpu% of wall', ((cpu.user + cpu.system) / 1000 / wall * 100).toFixed(0), 'cpu us/call', ((cpu.user + cpu.system) / r.calls).toFixed(0));
+await worker.stop(); await server.close(); process.exit(0);
