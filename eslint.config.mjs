@@ -8,7 +8,7 @@ const layer = (files, patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'runs/**', '.cache/**', 'sandboxes/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'runs/**', '.cache/**', '.scratch/**', 'tools/**', 'sandboxes/**'] },
   js.configs.recommended,
   { files: ['bin/**/*.mjs', 'scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   ...tseslint.configs.recommended,
