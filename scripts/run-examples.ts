@@ -40,16 +40,20 @@ async function runCustomEnvironment(scratch: string): Promise<void> {
 async function runMcpClient(): Promise<void> {
   const token = randomBytes(12).toString('hex');
   const server = await startServe(token);
+  const env = { ...process.env, CORRAL_URL: server.baseUrl, CORRAL_TOKEN: token };
+  let clientFailure: unknown;
   try {
-    const env = { ...process.env, CORRAL_URL: server.baseUrl, CORRAL_TOKEN: token };
     await run(process.execPath, ['--import', 'tsx', join(EXAMPLES, 'mcp-client', 'client.ts')], env);
     console.log('  client.ts: ok');
     await run('python3', [join(EXAMPLES, 'mcp-client', 'client.py')], env);
     console.log('  client.py: ok');
-  } finally {
-    const code = await server.stop();
-    if (code !== 0) throw new Error(`corral serve exited ${code} on SIGTERM`);
+  } catch (error) {
+    clientFailure = error;
   }
+  // The server is stopped whatever the clients did; a client's failure is the more useful report.
+  const code = await server.stop();
+  if (clientFailure) throw clientFailure;
+  if (code !== 0) throw new Error(`corral serve exited ${code} on SIGTERM`);
 }
 
 async function startServe(token: string): Promise<{ baseUrl: string; stop(): Promise<number | null> }> {
