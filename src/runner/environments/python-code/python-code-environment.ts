@@ -16,7 +16,7 @@ export const PYTHON_CODE_SYSTEM_PROMPT = [
 ].join('\n');
 
 export interface PythonCodeSettings {
-  /** Wall-clock limit for the test run (default 10 s). */
+  /** Wall-clock limit for the test run (default 30 s, as the data's SOURCE.md uses; MBPP task 123 needs ~6 s alone). */
   testTimeoutSeconds?: number;
 }
 
@@ -26,7 +26,7 @@ export function createPythonCodeEnvironment(settings: PythonCodeSettings = {}): 
     description: 'HumanEval / MBPP problems: write solution.py in the sandbox; reward 1 when the problem\'s tests pass.',
     toolsets: ['python', 'shell', 'files'],
     dataset: codeDataset,
-    rubric: [testsPassRubric({ timeoutSeconds: settings.testTimeoutSeconds ?? 10 }), toolCallCountMetric, turnCountMetric],
+    rubric: [testsPassRubric({ timeoutSeconds: settings.testTimeoutSeconds ?? 30 }), toolCallCountMetric, turnCountMetric],
     systemPrompt: PYTHON_CODE_SYSTEM_PROMPT,
     maxTurns: 20,
     // Each sandbox holds one problem at a time; a verified reset is much cheaper than a new sandbox.
