@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
-import { WebSocketServerTransport } from '../mcp/websocket-server-transport.js';
+import { type CorkableStream, WebSocketServerTransport } from '../mcp/websocket-server-transport.js';
 import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin, jsonRpcErrorBody } from './request-guards.js';
 
 const WEBSOCKET_PATH = /^\/ws\/([^/]+)(?:\/([^/]+))?\/?$/;
@@ -29,7 +29,7 @@ export function addWebSocketEndpoint(app: FastifyInstance): void {
     const handleId = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
     if (handleId !== undefined && !host.describeHandle(handleId, principal)) return refuse(socket, 404, `no sandbox ${handleId}`);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      const connection = host.serveConnection(environment, new WebSocketServerTransport(webSocket), { principal, ...(handleId === undefined ? {} : { handleId }) });
+      const connection = host.serveConnection(environment, new WebSocketServerTransport(webSocket, underlyingStream(webSocket)), { principal, ...(handleId === undefined ? {} : { handleId }) });
       // The handle can vanish between the check above and the handshake.
       if (!connection) return webSocket.close(1008, 'sandbox not found');
       webSocket.on('close', () => void connection.close());
@@ -47,4 +47,10 @@ function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify(jsonRpcErrorBody(message));
   const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** ws keeps its net.Socket on a private field; batching frames needs it, and everything still works without it. */
+function underlyingStream(webSocket: object): CorkableStream | undefined {
+  const stream = (webSocket as { _socket?: Partial<CorkableStream> })._socket;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as CorkableStream) : undefined;
 }

@@ -70,7 +70,8 @@ export class ToolServerHost {
 
   /** /mcp/<env> without a handle. */
   async handleEnvironmentRequest(environment: Environment, request: Request, principal: string): Promise<Response> {
-    const legacy = await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true);
+    // A session id exists only in the 2025 era: skip the body sniff (a clone and re-read of every request) then.
+    const legacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
     if (legacy) return this.legacySessions.handle(environment, request, principal);
     return this.sessionlessHandler(environment).fetch(request);
   }

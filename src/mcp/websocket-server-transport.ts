@@ -15,6 +15,12 @@ export interface MessageSocket {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+/** The byte stream under the WebSocket (ws's net.Socket); corking it lets one write carry many frames. */
+export interface CorkableStream {
+  cork(): void;
+  uncork(): void;
+}
+
 const OPEN = 1;
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -24,8 +30,13 @@ export class WebSocketServerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private closed = false;
+  private corked = false;
 
-  constructor(private readonly socket: MessageSocket) {}
+  /** `stream`, when given, batches the frames sent within one event-loop turn into one socket write. */
+  constructor(
+    private readonly socket: MessageSocket,
+    private readonly stream?: CorkableStream,
+  ) {}
 
   async start(): Promise<void> {
     this.socket.on('message', (data, isBinary) => this.receive(data, isBinary));
@@ -35,6 +46,7 @@ export class WebSocketServerTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.socket.readyState !== OPEN) return Promise.reject(new Error('the WebSocket is closed'));
+    this.corkUntilNextTurn();
     return new Promise((resolve, reject) => this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve())));
   }
 
@@ -60,6 +72,17 @@ export class WebSocketServerTransport implements Transport {
       return this.replyError(INVALID_REQUEST, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
     }
     this.onmessage?.(message);
+  }
+
+  // With many calls in flight, one write per frame costs more than the frames: hold them until the loop turns.
+  private corkUntilNextTurn(): void {
+    if (!this.stream || this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.stream?.uncork();
+    });
   }
 
   private replyError(code: number, message: string, id: string | number | null = null): void {

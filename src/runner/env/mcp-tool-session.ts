@@ -3,11 +3,12 @@
  * (in-memory linked pair), on this machine, or on another one (Streamable HTTP / WebSocket).
  */
 import { Client, ProtocolError, type Transport } from '@modelcontextprotocol/client';
+import { sharedSchemaValidator } from './shared-schema-validator.js';
 import type { ToolInfo, ToolOutcome } from './tool-access.js';
 import type { ToolSession } from './tool-session.js';
 
 export async function openMcpToolSession(transport: Transport, options: { abortSignal?: AbortSignal; onClose?: () => Promise<void> } = {}): Promise<ToolSession> {
-  const client = new Client({ name: 'corral-runner', version: '0.1.0' });
+  const client = new Client({ name: 'corral-runner', version: '0.1.0' }, { jsonSchemaValidator: sharedSchemaValidator });
   await client.connect(transport);
   let tools: ToolInfo[];
   try {
