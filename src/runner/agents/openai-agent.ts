@@ -13,6 +13,7 @@ import { requestChatCompletion, type ModelRequestPolicy } from './chat-completio
 import { readChatCompletion } from './chat-completion-response.js';
 import { executeToolCalls } from './execute-tool-calls.js';
 import { nestedErrorFetch } from './nested-error-fetch.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
 import { agentPromptMessages } from './prompt-messages.js';
 
 /**
@@ -72,7 +73,7 @@ export class OpenAIAgent implements Agent {
       apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY',
       maxRetries: 0,
       timeout: Math.ceil(requestTimeoutMs),
-      fetch: nestedErrorFetch(),
+      fetch: nestedErrorFetch(nodeHttpFetch),
     });
   }
 
