@@ -40,7 +40,9 @@ export function registerServeCommand(program: Command): void {
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       const environments = conformanceFixtures ? withConformanceEnvironment(runtime.catalog) : runtime.catalog;
       const rollouts = createRolloutService({ runtime, dataDir: config.data.dataDir });
-      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts });
+      // Structured request logs (fastify's pino, JSON lines) on stderr; CORRAL_LOG_LEVEL=silent turns them off.
+      const logger = { level: process.env.CORRAL_LOG_LEVEL ?? 'info', stream: process.stderr };
+      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts, logger });
       if (bindsAllInterfaces(config.server)) {
         log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);
       }
