@@ -32,7 +32,7 @@ export const ERROR_CODES = {
   WIKI_ERR_DUPLICATE_PAGE_ID: { audience: 'caller', transient: false, doc: 'Two wiki pages share an id (within a corpus, or across combined corpora without an id prefix).' },
   WIKI_ERR_INDEX_FILE_INVALID: { audience: 'infrastructure', transient: false, doc: 'A saved wiki index file cannot be read (truncated or not written by this library).' },
   RUNNER_ERR_CANCELLED: { audience: 'infrastructure', transient: false, doc: 'The rollout was cancelled (Ctrl-C, a closed rollout request); its sandbox was released.' },
-  RUNNER_ERR_TIMEOUT: { audience: 'infrastructure', transient: true, doc: "The rollout exceeded the environment's rolloutTimeoutMs." },
+  RUNNER_ERR_TIMEOUT: { audience: 'infrastructure', transient: false, doc: "The rollout exceeded the environment's rolloutTimeoutMs." },
   RUNNER_ERR_UNEXPECTED: { audience: 'infrastructure', transient: false, doc: 'A rollout failed with an error that carries no corral code (a bug: please report it).' },
   RUNNER_ERR_RESUME_MISMATCH: { audience: 'caller', transient: false, doc: '--resume points at a run of another environment, model or rollout count.' },
   MODEL_ERR_HTTP: { audience: 'infrastructure', transient: false, doc: 'The model endpoint answered with an HTTP error that retrying cannot fix (400, 401, 403, 404, 422...); details.status holds the status.' },

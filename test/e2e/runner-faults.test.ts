@@ -131,4 +131,29 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
     expect(await containersOwnedBy(first.pid!)).toEqual([]);
     expect(await containersOwnedBy(second.pid!)).toEqual([]);
   }, 300_000);
+
+  it.skipIf(!dataDir)('Ctrl-C (SIGINT) cancels an eval cleanly: exit 130, status cancelled, valid JSONL, its containers released without cleanup', async () => {
+    const out = join(scratch, 'interrupted');
+    const args = ['eval', 'python-code', '--agent', 'oracle', '-n', '60', '-c', '4', '--backend', 'docker', '--no-progress', '--out', out];
+    const child = spawnCorral(args, { CORRAL_DATA_DIR: dataDir! });
+    const lines = () => (existsSync(join(out, 'results.jsonl')) ? readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').length - 1 : 0);
+    try {
+      while (lines() < 4) {
+        if (child.exitCode !== null) throw new Error(`eval ended before it could be interrupted: ${child.output.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      child.kill('SIGINT');
+      expect(await exitWithin(child.exited, 60_000), child.output.stderr).toBe(130);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(child.output.stderr).toContain('cancelling');
+    const records = readResults(out);
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.length).toBeLessThan(60);
+    expect(records.every((record) => record.error === null && record.reward === 1)).toBe(true);
+    expect(readMetadata(out)).toMatchObject({ status: 'cancelled' });
+    // Released by the process itself on the way out: no `corral cleanup` ran.
+    expect(await containersOwnedBy(child.pid!)).toEqual([]);
+  }, 180_000);
 });

@@ -57,6 +57,9 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   } finally {
     await session?.close().catch(() => undefined);
   }
+  // Whatever failed after a cancel or the rollout deadline (a tool call, the rubric) failed because of it: say so,
+  // so cancelled rollouts are not written (--resume redoes them) and timeouts are blamed on the runner.
+  if (recorder.failure && abortSignal.aborted) recorder.replaceFailure(describeFailure(abortReason(input.abortSignal, timeout), 'runner'));
   const reason = recorder.failure ? (input.abortSignal.aborted ? 'cancelled' : 'errored') : recorder.snapshot().answer === null ? 'max-turns' : 'answered';
   const trajectory = recorder.finish(reason);
   const metrics = score?.metrics ?? {};

@@ -43,6 +43,11 @@ export class TrajectoryRecorder {
     this.trajectory.failure ??= failure;
   }
 
+  /** For the runner only: a cancel or deadline explains whatever failure it caused. */
+  replaceFailure(failure: RolloutFailure): void {
+    this.trajectory.failure = failure;
+  }
+
   get failure(): RolloutFailure | null {
     return this.trajectory.failure;
   }
