@@ -4,11 +4,9 @@ import { CorralError } from '../../core/errors.js';
 import { type Figure, formatFigures } from '../../bench/figure.js';
 import { describeMachine } from '../../bench/machine.js';
 import { runSandboxBench } from '../../bench/sandbox-bench.js';
-import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
 import type { Environment } from '../../runner/env/environment.js';
 import type { BenchToolRuntime } from '../../bench/runner-bench-tools.js';
-import { inProcessToolSessions, toolsForToolsets } from '../eval/in-process-tools.js';
-import { startToolRuntime } from './tool-runtime.js';
+import { openEnvironmentTools } from '../eval/environment-tools.js';
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -115,10 +113,9 @@ export function registerBenchCommand(program: Command): void {
 /** The tool wiring `corral eval` uses (startToolRuntime + in-process MCP sessions), for the runner benches. */
 async function openEvalTools(environment: Environment, options: { backend: 'docker' | 'process'; dataDir: string; image: string }): Promise<BenchToolRuntime> {
   const config = loadConfig({ flags: { backend: options.backend, dataDir: options.dataDir, image: options.image } });
-  const corpusPaths = environment.toolsets.includes('wiki') ? resolveCorpusPaths({ args: {}, dataDir: options.dataDir }) : [];
-  const runtime = await startToolRuntime(config, { corpusPaths, minIdle: 0, loadWiki: corpusPaths.length > 0, log, specOverrides: environment.sandbox });
+  const { runtime, tools } = await openEnvironmentTools(environment, config, { log });
   return {
-    tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, runtime.wiki), runtime.sandboxSource),
+    tools,
     backend: runtime.backend,
     sandboxesCreated: () => runtime.pool.stats().reduce((sum, bucket) => sum + bucket.createdTotal, 0),
     close: () => runtime.close(),

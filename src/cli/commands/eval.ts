@@ -8,17 +8,15 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
 import { builtInEnvironments, loadEnvironment } from '../../runner/environments/index.js';
-import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { createAgent } from '../eval/agent-factory.js';
 import { parseEvalOptions } from '../eval/eval-options.js';
-import { inProcessToolSessions, toolsForToolsets } from '../eval/in-process-tools.js';
+import { openEnvironmentTools } from '../eval/environment-tools.js';
 import { loadModuleAgents } from '../eval/module-agents.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
 import { defaultRunDirectory, resolveRunDirectory } from '../eval/run-directory.js';
 import { formatSummary, summarise } from '../eval/run-summary.js';
-import { startToolRuntime } from './tool-runtime.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -62,8 +60,7 @@ export function registerEvalCommand(program: Command): void {
       const previous = writer.readMetadata();
       if (options.resume && previous) checkResumable(previous, environment.name, agent.model, options.rolloutsPerExample);
 
-      const corpusPaths = environment.toolsets.includes('wiki') ? pickCorpus(options.corpus, environment.options.corpus, config.data.dataDir) : [];
-      const runtime = await startToolRuntime(config, { corpusPaths, minIdle: 0, loadWiki: corpusPaths.length > 0, log, specOverrides: environment.sandbox });
+      const { runtime, tools } = await openEnvironmentTools(environment, config, { ...(options.corpus ? { corpus: options.corpus } : {}), log });
       const controller = new AbortController();
       const onSignal = () => {
         if (controller.signal.aborted) process.exit(130);
@@ -95,7 +92,7 @@ export function registerEvalCommand(program: Command): void {
         await runEvaluation({
           environment,
           agent,
-          tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, runtime.wiki), runtime.sandboxSource),
+          tools,
           examples,
           rolloutsPerExample: options.rolloutsPerExample,
           concurrency: options.concurrency,
@@ -127,12 +124,6 @@ export function registerEvalCommand(program: Command): void {
       process.stdout.write(`${formatSummary(summary, directory)}\n`);
       if (controller.signal.aborted) process.exitCode = 130;
     });
-}
-
-function pickCorpus(flags: string[] | undefined, fromEnvironment: unknown, dataDir: string | undefined): string[] {
-  const resolved = resolveCorpusPaths({ args: { corpus: flags }, dataDir });
-  if (resolved.length > 0) return resolved;
-  return Array.isArray(fromEnvironment) ? fromEnvironment.map(String) : [];
 }
 
 function checkResumable(previous: Record<string, unknown>, environment: string, model: string, rolloutsPerExample: number): void {

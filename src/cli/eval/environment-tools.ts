@@ -1,0 +1,30 @@
+/**
+ * The tool side of running an environment in this process, shared by `corral eval` and the runner benchmarks:
+ * the sandbox runtime (backend, pool, wiki index) and a factory of in-memory MCP tool sessions, one per rollout.
+ */
+import type { CorralConfig } from '../../config/load-config.js';
+import type { Environment } from '../../runner/env/environment.js';
+import type { ToolSessionFactory } from '../../runner/env/tool-session.js';
+import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
+import { type ToolRuntime, startToolRuntime } from '../commands/tool-runtime.js';
+import { inProcessToolSessions, toolsForToolsets } from './in-process-tools.js';
+
+export interface EnvironmentTools {
+  runtime: ToolRuntime;
+  tools: ToolSessionFactory;
+}
+
+/** `--corpus` flags win, then the data directory's corpora, then what the environment module named itself. */
+export function corpusFor(environment: Environment, flags: string[] | undefined, dataDir: string | undefined): string[] {
+  if (!environment.toolsets.includes('wiki')) return [];
+  const resolved = resolveCorpusPaths({ args: { corpus: flags }, dataDir });
+  if (resolved.length > 0) return resolved;
+  const named = environment.options.corpus;
+  return Array.isArray(named) ? named.map(String) : [];
+}
+
+export async function openEnvironmentTools(environment: Environment, config: CorralConfig, options: { corpus?: string[]; log: (line: string) => void }): Promise<EnvironmentTools> {
+  const corpusPaths = corpusFor(environment, options.corpus, config.data.dataDir);
+  const runtime = await startToolRuntime(config, { corpusPaths, minIdle: 0, loadWiki: corpusPaths.length > 0, log: options.log, specOverrides: environment.sandbox });
+  return { runtime, tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, runtime.wiki), runtime.sandboxSource) };
+}
