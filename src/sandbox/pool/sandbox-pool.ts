@@ -13,7 +13,8 @@ import { loadProvider } from '../registry.js';
 import { type BackendName, type SandboxSpec, type SandboxSpecInput, parseSandboxSpec, specHash } from '../spec.js';
 import { PoolLease } from './pool-lease.js';
 import { type PoolOptions, defaultPoolOptions } from './pool-options.js';
-import { type BucketStats, SpecBucket, type Waiter, bucketStats } from './spec-bucket.js';
+import { type BucketStats, SpecBucket, bucketStats } from './spec-bucket.js';
+import { enqueueWaiter } from './waiter-queue.js';
 
 export interface SandboxPoolDependencies {
   resolveProvider?: (name: BackendName) => Promise<SandboxProvider>;
@@ -149,29 +150,9 @@ export class SandboxPool {
   }
 
   private waitForSandbox(bucket: SpecBucket, options: AcquireOptions): Promise<SandboxHandle> {
-    return new Promise<SandboxHandle>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.options.acquireTimeoutMs;
-      const settle = () => {
-        clearTimeout(timer);
-        options.abortSignal?.removeEventListener('abort', onAbort);
-        const index = bucket.waiters.indexOf(waiter);
-        if (index >= 0) bucket.waiters.splice(index, 1);
-      };
-      const waiter: Waiter = {
-        enqueuedAtMs: Date.now(),
-        resolve: (handle) => (settle(), resolve(handle)),
-        reject: (error) => (settle(), reject(error)),
-      };
-      const timer = setTimeout(
-        () => waiter.reject(new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', `no sandbox became free within ${timeoutMs} ms`, { details: { ...bucketStats(bucket) } })),
-        timeoutMs,
-      );
-      const onAbort = () => waiter.reject(new CorralError('ERR_ABORTED', 'acquire was cancelled', { cause: options.abortSignal?.reason }));
-      if (options.abortSignal?.aborted) return onAbort();
-      options.abortSignal?.addEventListener('abort', onAbort, { once: true });
-      bucket.waiters.push(waiter);
-      this.fill(bucket);
-    });
+    const waiting = enqueueWaiter(bucket, { timeoutMs: options.timeoutMs ?? this.options.acquireTimeoutMs, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
+    this.fill(bucket);
+    return waiting;
   }
 
   /** Starts as many creates as waiters and warm targets need, within `max`. */
