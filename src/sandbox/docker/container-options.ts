@@ -19,8 +19,9 @@ export function agentCommand(expiresAtMs: number): string[] {
 /**
  * The hardened container for one sandbox. Why each choice:
  * - Init: docker-init (tini) is PID 1 and reaps zombies that user commands leave, so the agent needn't.
- * - OpenStdin without StdinOnce: the agent's stdin is our attach stream; a dropped client does not close
- *   it, so a brief reconnect never kills a sandbox (the deadline and the reaper cover dead owners).
+ * - OpenStdin with StdinOnce: the agent's stdin is our one attach stream, and it closes when that client goes
+ *   away, so the agent's dead-man switch fires the moment its owner dies (SIGKILL included) and AutoRemove
+ *   deletes the container; the deadline and the reaper remain as backstops. We never re-attach.
  * - LogConfig none: every protocol line would otherwise be copied to a json-file log on disk.
  * - ReadonlyRootfs + tmpfs: nothing a command writes outlives the container or touches the image layer.
  * - AutoRemove: a container that dies on its own (OOM, kill, deadline) disappears without a reaper pass.
@@ -48,7 +49,7 @@ export function containerCreateOptions(
     AttachStdout: true,
     AttachStderr: true,
     OpenStdin: true,
-    StdinOnce: false,
+    StdinOnce: true,
     Tty: false,
     HostConfig: {
       Init: true,
