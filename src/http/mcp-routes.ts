@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { jsonRpcErrorBody } from './request-guards.js';
-import { toWebRequest } from './web-exchange.js';
+import { fastToolCallRequest } from './fast-tool-call.js';
+import { disconnectSignal, toWebRequest } from './web-exchange.js';
 
 const METHODS = ['GET', 'POST', 'DELETE'];
 
@@ -21,6 +22,9 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
+      const fast = fastToolCallRequest(request);
+      const answered = fast && host.fastToolCall(environment, fast.sessionId, resolvePrincipal(request.headers), fast.message, disconnectSignal(reply));
+      if (fast && answered) return reply.header('content-type', 'application/json').header('mcp-session-id', fast.sessionId).send(JSON.stringify(await answered));
       return reply.send(await host.handleEnvironmentRequest(environment, toWebRequest(request, reply), resolvePrincipal(request.headers)));
     },
   });

@@ -15,17 +15,21 @@ export function toWebRequest(request: FastifyRequest, reply: FastifyReply): Requ
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
-  const disconnected = new AbortController();
-  // The response closing before it finished means the client went away (request 'close' fires on every request).
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) disconnected.abort();
-  });
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined && request.body !== null;
   const body = hasBody ? (typeof request.body === 'string' ? request.body : JSON.stringify(request.body)) : undefined;
   return new Request(new URL(request.url, `${request.protocol}://${request.host || 'localhost'}`), {
     method: request.method,
     headers,
     ...(body === undefined ? {} : { body }),
-    signal: disconnected.signal,
+    signal: disconnectSignal(reply),
   });
+}
+
+/** Fires when the client goes away before the response finished (request 'close' fires on every request). */
+export function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const disconnected = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) disconnected.abort();
+  });
+  return disconnected.signal;
 }

@@ -4,7 +4,7 @@
  * isError result, and infrastructure faults must reach the client as JSON-RPC errors instead (STYLE 9).
  * Sandboxes come from `sandboxSource`, leased lazily on the first call of a tool that needs one.
  */
-import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { ToolSandboxes } from './lazy-sandboxes.js';
@@ -51,15 +51,14 @@ export function createToolServer(options: CreateToolServerOptions): McpServer {
     );
   }
 
-  server.server.setRequestHandler('tools/call', async (request, context) => {
-    const tool = byName.get(request.params.name);
+  const callTool: DirectToolCall = async (params, abortSignal) => {
+    const tool = byName.get(params.name);
     // Same answer McpServer gives: an unknown tool is protocol misuse, a JSON-RPC error.
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const abortSignal = context.mcpReq.signal;
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
     const endCall = options.onCallStart?.();
     const startedAt = performance.now();
     try {
-      const result = await invokeTool(tool, request.params.arguments, {
+      const result = await invokeTool(tool, params.arguments, {
         abortSignal,
         openSession: () => options.sandboxSource.session(sandboxKindFor(tool.sandboxCapability), { abortSignal }),
       });
@@ -82,9 +81,17 @@ export function createToolServer(options: CreateToolServerOptions): McpServer {
     } finally {
       endCall?.();
     }
-  });
+  };
+  server.server.setRequestHandler('tools/call', (request, context) => callTool(request.params, context.mcpReq.signal));
+  directToolCalls.set(server, callTool);
   return server;
 }
+
+/** One tools/call, without the transport: what the server's handler runs, for the HTTP fast path. */
+export type DirectToolCall = (params: { name: string; arguments?: Record<string, unknown> }, abortSignal: AbortSignal) => Promise<CallToolResult>;
+
+/** Servers whose tools/call is ours end to end (an environment that replaces the handler must delete its entry). */
+export const directToolCalls = new WeakMap<McpServer, DirectToolCall>();
 
 /** Tool results that failed inside the tool carry `{error: {code}}`; failures the tool reports in its own shape (exit code) count as TOOL_FAILED. */
 function errorCodeOfResult(content: unknown): string {

@@ -5,9 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { directToolCalls } from './create-tool-server.js';
 import type { Environment } from './environments.js';
+import { toProtocolError } from './protocol-error-mapping.js';
 import { EDGE_ERROR_CODES, jsonRpcErrorResponse } from './json-rpc-error-response.js';
 import type { LazySandboxes } from './lazy-sandboxes.js';
+
+/** A single JSON-RPC tools/call request, already checked by the caller. */
+export interface FastToolCallMessage {
+  id: string | number;
+  params: { name: string; arguments?: Record<string, unknown> };
+}
 
 interface LegacySession {
   environment: Environment;
@@ -45,6 +53,22 @@ export class LegacySessionStore {
     }
     if (request.method !== 'POST') return jsonRpcErrorResponse(400, EDGE_ERROR_CODES.requestRefused, 'Bad Request: Mcp-Session-Id header is required');
     return this.open(environment, request, principal);
+  }
+
+  /** See ToolServerHost.fastToolCall. Undefined when the session is unknown here or its tools/call is not ours. */
+  fastToolCall(environment: Environment, sessionId: string, principal: string, message: FastToolCallMessage, abortSignal: AbortSignal): Promise<Record<string, unknown>> | undefined {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.environment !== environment || session.principal !== principal) return undefined;
+    const callTool = directToolCalls.get(session.server);
+    if (!callTool) return undefined;
+    session.sandboxes.touch();
+    return callTool(message.params, abortSignal).then(
+      (result) => ({ jsonrpc: '2.0', id: message.id, result }),
+      (error: unknown) => {
+        const fault = toProtocolError(error);
+        return { jsonrpc: '2.0', id: message.id, error: { code: fault.code, message: fault.message, ...(fault.data === undefined ? {} : { data: fault.data }) } };
+      },
+    );
   }
 
   /** Starts a session for an initialize request; anything else gets the transport's own error and leaves nothing behind. */

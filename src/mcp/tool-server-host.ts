@@ -8,10 +8,10 @@
  */
 import { type McpHttpHandler, type McpServer, type Transport, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createToolServer } from './create-tool-server.js';
+import { createToolServer, directToolCalls } from './create-tool-server.js';
 import type { Environment, EnvironmentCatalog } from './environments.js';
 import { LazySandboxes } from './lazy-sandboxes.js';
-import { LegacySessionStore } from './legacy-session-store.js';
+import { type FastToolCallMessage, LegacySessionStore } from './legacy-session-store.js';
 import { type SandboxHandleRecord, SandboxHandleStore } from './sandbox-handle-store.js';
 import type { SandboxSource } from './sandbox-source.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
@@ -74,6 +74,14 @@ export class ToolServerHost {
     const legacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
     if (legacy) return this.legacySessions.handle(environment, request, principal);
     return this.sessionlessHandler(environment).fetch(request);
+  }
+
+  /**
+   * The fast path for the hottest request, a tools/call on an existing 2025 session: runs the call without the
+   * SDK's web-standard transport and returns the JSON-RPC response, or undefined to take the normal path.
+   */
+  fastToolCall(environment: Environment, sessionId: string, principal: string, message: FastToolCallMessage, abortSignal: AbortSignal): Promise<Record<string, unknown>> | undefined {
+    return this.legacySessions.fastToolCall(environment, sessionId, principal, message, abortSignal);
   }
 
   createHandle(environment: Environment, principal: string): HandleInfo {
@@ -159,7 +167,10 @@ export class ToolServerHost {
       onCallStart: () => sandboxes.beginCall(),
       ...(this.options.observer ? { observer: this.options.observer } : {}),
     });
-    environment.extendServer?.(server);
+    if (environment.extendServer) {
+      environment.extendServer(server);
+      directToolCalls.delete(server); // its tools/call may no longer be ours
+    }
     return server;
   }
 

@@ -28,6 +28,7 @@ export const MCP_REQUIREMENTS = {
   'HTTP-ALIVE': 'the server keeps serving after every refusal',
   'HTTP-METRICS': '/metrics reports pool sizes, tool calls and latencies by tool, and errors by code',
   'HTTP-CLOSE': 'app.close() and SIGTERM release every sandbox lease',
+  'HTTP-FAST-CALL': 'a plain tools/call on a 2025 session is answered as application/json with the same result, errors and session checks as the SSE path',
   'WS-SERVE': 'WebSocket serves either era with many calls in flight and the same guards as HTTP',
   'STDIO-SERVE': 'corral mcp <env> writes only JSON-RPC on stdout and exits when stdin closes',
 } as const;
