@@ -11,7 +11,7 @@ describe('containerCreateOptions', () => {
     expect(options.User).toBe('1000:1000');
     expect(options.Cmd).toEqual(['python3', '-u', '/opt/corral/agent/agent.py', '--workspace', '/workspace', '--deadline-ms', '42']);
     expect(options.OpenStdin).toBe(true);
-    expect(options.StdinOnce).toBe(false);
+    expect(options.StdinOnce).toBe(true);
     expect(options.HostConfig).toMatchObject({
       Init: true,
       AutoRemove: true,
