@@ -1,10 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Import direction (STYLE.md): arrows point toward core/ only. test/unit/layering.test.ts re-derives the same rules.
+// Import direction: docs/architecture.md holds the import table (the rule); test/unit/layering.test.ts checks the
+// source against that table, and these lint rules state the same direction for editors.
 const layer = (files, patterns) => ({
   files,
-  rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'Layering: see STYLE.md import table.' })) }] },
+  rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'Layering: see the import table in docs/architecture.md.' })) }] },
 });
 
 export default tseslint.config(
