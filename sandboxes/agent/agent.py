@@ -20,6 +20,7 @@ from file_search import FileSearch
 from process_control import LiveGroups, become_subreaper, kill_processes, sandbox_processes
 from repl_host import ReplHost
 from sandbox_reset import reset_sandbox
+from user_launcher import UserLauncher, parse_command_prefix
 from wire import INTERNAL, INVALID_ARGUMENT, UNSUPPORTED, AgentError, LineWriter, require
 from workspace_paths import WorkspacePaths
 
@@ -44,8 +45,9 @@ class Agent:
         self.paths = WorkspacePaths(self.workspace)
         self.files = FileOps(self.paths)
         self.search = FileSearch(self.paths)
-        self.exec_runner = ExecRunner(self.paths, dict(os.environ), self.groups)
-        self.repl = ReplHost(self.workspace, dict(os.environ), self.groups)
+        self.launcher = UserLauncher(options.user_command_prefix)
+        self.exec_runner = ExecRunner(self.paths, dict(os.environ), self.groups, self.launcher)
+        self.repl = ReplHost(self.workspace, dict(os.environ), self.groups, self.launcher)
         self.dead_man = DeadManSwitch(options.deadline_ms, lambda: self.shutdown("lease deadline passed"))
         self.calls = {}
         self.calls_lock = threading.Lock()
@@ -160,6 +162,10 @@ def parse_options(argv):
         help="what reset and shutdown may kill: the whole PID namespace, or only the agent's descendants (unsandboxed)",
     )
     parser.add_argument("--scratch-dir", action="append", default=None, help="directory reset wipes besides the workspace (default /tmp, /dev/shm)")
+    parser.add_argument(
+        "--user-command-prefix", type=parse_command_prefix, default=[],
+        help="JSON array of argv strings put before every process that runs user code (exec, the REPL worker)",
+    )
     return parser.parse_args(argv)
 
 

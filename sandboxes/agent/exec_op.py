@@ -73,10 +73,11 @@ def _feed_stdin(fd, data):
 
 
 class ExecRunner:
-    def __init__(self, paths, base_env, groups):
+    def __init__(self, paths, base_env, groups, launcher):
         self.paths = paths
         self.base_env = base_env
         self.groups = groups
+        self.launcher = launcher
 
     def run(self, request, call):
         argv = command_argv(request.get("command"))
@@ -94,7 +95,7 @@ class ExecRunner:
         err_read, err_write = os.pipe()
         in_read, in_write = os.pipe() if stdin is not None else (None, None)
         try:
-            process = subprocess.Popen(
+            process = self.launcher.popen(
                 argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL if in_read is None else in_read,
                 stdout=out_write, stderr=err_write, start_new_session=True, close_fds=True,
             )

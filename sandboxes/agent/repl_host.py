@@ -20,10 +20,11 @@ RESPONSE_READ_TIMEOUT_S = 10.0
 
 
 class ReplHost:
-    def __init__(self, cwd, env, groups):
+    def __init__(self, cwd, env, groups, launcher):
         self.cwd = cwd
         self.env = env
         self.groups = groups
+        self.launcher = launcher
         self.lock = threading.Lock()  # one cell at a time, as in a notebook
         self.process = None
         self.control = None
@@ -32,7 +33,7 @@ class ReplHost:
     def start(self):
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.process = subprocess.Popen(
+            self.process = self.launcher.popen(
                 [sys.executable, "-u", "-B", WORKER_PATH, "--control-fd", str(child.fileno())],
                 pass_fds=[child.fileno()], cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, start_new_session=True,
