@@ -12,6 +12,8 @@ export const sandboxConfigSchema = z
     acquireTimeoutMs: z.number().int().positive().default(60_000),
     reuse: z.enum(['destroy', 'reset']).default('destroy'),
   })
+    /** Idle sandboxes above minIdle are destroyed after waiting this long (a burst's leftovers); 0 keeps them. */
+    idleTimeoutMs: z.number().int().min(0).default(60_000),
   .strict();
 
 export const serverConfigSchema = z

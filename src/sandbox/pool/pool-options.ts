@@ -15,6 +15,8 @@ export interface PoolOptions {
   healthIntervalMs: number;
   /** The reaper removes orphaned sandboxes of dead owners this often. 0 disables. */
   reapIntervalMs: number;
+  /** Idle sandboxes above minIdle are destroyed once idle this long, so a burst's leftovers do not linger. 0 disables. */
+  idleTimeoutMs: number;
   /** After a failed create, wait this long before refilling warm sandboxes for that spec. */
   createBackoffMs: number;
 }
@@ -29,5 +31,6 @@ export function defaultPoolOptions(): PoolOptions {
     healthIntervalMs: 30_000,
     reapIntervalMs: 60_000,
     createBackoffMs: 1_000,
+    idleTimeoutMs: 60_000,
   };
 }

@@ -54,6 +54,8 @@ export class SandboxPool {
     this.resolveProvider = dependencies.resolveProvider ?? ((name) => loadProvider(name));
     if (this.options.healthIntervalMs > 0) this.every(this.options.healthIntervalMs, () => this.checkIdleHealth());
     if (this.options.reapIntervalMs > 0) this.every(this.options.reapIntervalMs, () => this.reapOrphans());
+    // Checked at a quarter of the timeout, so an idle sandbox outlives it by at most a quarter.
+    if (this.options.idleTimeoutMs > 0) this.every(Math.max(10, Math.min(this.options.idleTimeoutMs / 4, 15_000)), async () => this.trimIdle());
   }
 
   /** Waits FIFO for a sandbox matching the spec. Throws POOL_ERR_ACQUIRE_TIMEOUT, POOL_ERR_CLOSED, ERR_ABORTED or the create error. */
@@ -200,7 +202,7 @@ export class SandboxPool {
       bucket.leased++;
       waiter.resolve(handle);
     } else {
-      bucket.idle.push({ handle, sandboxId: live.sandboxId, expiresAtMs: live.expiresAtMs });
+      bucket.idle.push({ handle, sandboxId: live.sandboxId, expiresAtMs: live.expiresAtMs, idleSinceMs: Date.now() });
     }
     this.fill(bucket);
   }
@@ -246,6 +248,21 @@ export class SandboxPool {
       live.bucket.destroyedTotal++;
     }
     this.track(handle.destroy().catch(() => undefined));
+  }
+
+  /**
+   * Destroys idle sandboxes above the bucket's minIdle that have waited longer than idleTimeoutMs, oldest first
+   * (takeIdle pops the newest, so the front of the list is the oldest). Without it a burst's leftovers stay
+   * until their lifetime ends.
+   */
+  trimIdle(nowMs = Date.now()): void {
+    for (const bucket of this.buckets.values()) {
+      while (bucket.idle.length > bucket.minIdle && nowMs - bucket.idle[0]!.idleSinceMs >= this.options.idleTimeoutMs) {
+        const oldest = bucket.idle.shift()!;
+        bucket.idleTrimmedTotal++;
+        this.destroy(oldest.handle);
+      }
+    }
   }
 
   private async checkIdleHealth(): Promise<void> {

@@ -11,6 +11,8 @@ export interface IdleSandbox {
   handle: SandboxHandle;
   sandboxId: string;
   expiresAtMs: number;
+  /** Epoch ms when it became idle: idle trim destroys those above minIdle that waited longer than idleTimeoutMs. */
+  idleSinceMs: number;
 }
 
 /** Everything the pool tracks for one spec hash. */
@@ -25,6 +27,7 @@ export class SpecBucket {
   createFailuresTotal = 0;
   resetsTotal = 0;
   resetFailuresTotal = 0;
+  idleTrimmedTotal = 0;
   backoffUntilMs = 0;
   minIdle: number;
 
@@ -54,6 +57,8 @@ export interface BucketStats {
   createFailuresTotal: number;
   resetsTotal: number;
   resetFailuresTotal: number;
+  /** Idle sandboxes above minIdle destroyed after idleTimeoutMs. */
+  idleTrimmedTotal: number;
 }
 
 export function bucketStats(bucket: SpecBucket): BucketStats {
@@ -70,5 +75,6 @@ export function bucketStats(bucket: SpecBucket): BucketStats {
     createFailuresTotal: bucket.createFailuresTotal,
     resetsTotal: bucket.resetsTotal,
     resetFailuresTotal: bucket.resetFailuresTotal,
+    idleTrimmedTotal: bucket.idleTrimmedTotal,
   };
 }
