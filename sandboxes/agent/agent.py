@@ -20,7 +20,8 @@ from file_search import FileSearch
 from process_control import LiveGroups, become_subreaper, kill_processes, sandbox_processes
 from repl_host import ReplHost
 from sandbox_reset import reset_sandbox
-from user_launcher import UserLauncher, parse_command_prefix
+from agent_identity import adopt_user_for_files, make_non_dumpable, thread_identity_matches
+from user_launcher import UserLauncher, parse_command_prefix, parse_run_as
 from wire import INTERNAL, INVALID_ARGUMENT, UNSUPPORTED, AgentError, LineWriter, require
 from workspace_paths import WorkspacePaths
 
@@ -45,7 +46,7 @@ class Agent:
         self.paths = WorkspacePaths(self.workspace)
         self.files = FileOps(self.paths)
         self.search = FileSearch(self.paths)
-        self.launcher = UserLauncher(options.user_command_prefix)
+        self.launcher = UserLauncher(options.user_command_prefix, options.run_as)
         self.exec_runner = ExecRunner(self.paths, dict(os.environ), self.groups, self.launcher)
         self.repl = ReplHost(self.workspace, dict(os.environ), self.groups, self.launcher)
         self.dead_man = DeadManSwitch(options.deadline_ms, lambda: self.shutdown("lease deadline passed"))
@@ -166,6 +167,10 @@ def parse_options(argv):
         "--user-command-prefix", type=parse_command_prefix, default=[],
         help="JSON array of argv strings put before every process that runs user code (exec, the REPL worker)",
     )
+    parser.add_argument(
+        "--run-as", type=parse_run_as, default=None, metavar="UID:GID",
+        help="run user code as UID:GID and do file operations as it (the agent itself stays root, see agent_identity.py)",
+    )
     return parser.parse_args(argv)
 
 
@@ -179,13 +184,21 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     threading.stack_size(THREAD_STACK_BYTES)
-    os.makedirs(options.workspace, exist_ok=True)
-    os.chdir(options.workspace)
     try:
         with open("/proc/self/oom_score_adj", "w") as handle:
             handle.write("-1000")  # works only with CAP_SYS_RESOURCE; children get +1000 either way
     except OSError:
         pass
+    # Before any thread exists: user code must not reach our protocol fds, ptrace or signal us (agent_identity.py).
+    if not make_non_dumpable():
+        log("warning: PR_SET_DUMPABLE 0 failed; user code running as our uid could open our descriptors")
+    if options.run_as is not None:
+        adopt_user_for_files(*options.run_as)
+        if not thread_identity_matches(*options.run_as):
+            log("threads do not inherit the filesystem uid; refusing to serve")
+            sys.exit(2)
+    os.makedirs(options.workspace, exist_ok=True)
+    os.chdir(options.workspace)
     if options.process_scope == "descendants":
         become_subreaper()
     agent = Agent(options, LineWriter(protocol_out))

@@ -1,7 +1,11 @@
 import type Docker from 'dockerode';
 import type { SandboxSpec } from '../spec.js';
 
+/** The uid:gid user code runs as; the agent itself runs as root with three capabilities (see below). */
 export const SANDBOX_USER = '1000:1000';
+const AGENT_USER = '0:0';
+/** setuid/setgid to start user code as SANDBOX_USER and set the agent's fsuid; kill to stop a uid it does not share. */
+const AGENT_CAPABILITIES = ['SETUID', 'SETGID', 'KILL'];
 export const SANDBOX_WORKSPACE = '/workspace';
 export const AGENT_ENTRYPOINT = '/opt/corral/agent/agent.py';
 /** Docker's own default /dev/shm size; shared memory beyond it is rarely wanted in a sandbox. */
@@ -19,6 +23,10 @@ export function agentCommand(expiresAtMs: number): string[] {
 /**
  * The hardened container for one sandbox. Why each choice:
  * - Init: docker-init (tini) is PID 1 and reaps zombies that user commands leave, so the agent needn't.
+ * - User 0:0 with CapDrop ALL + CapAdd SETUID/SETGID/KILL: the agent and PID 1 are a different uid from user code
+ *   (SANDBOX_USER, started by the agent with --run-as), so user code can neither open /proc/<agent>/fd (the
+ *   protocol pipes: forged replies, host floods) nor ptrace or signal the agent. The agent does its file work with
+ *   the user's fsuid, so it needs no DAC/CHOWN capability and every file stays the user's.
  * - OpenStdin with StdinOnce: the agent's stdin is our one attach stream, and it closes when that client goes
  *   away, so the agent's dead-man switch fires the moment its owner dies (SIGKILL included) and AutoRemove
  *   deletes the container; the deadline and the reaper remain as backstops. We never re-attach.
@@ -35,8 +43,8 @@ export function containerCreateOptions(
   return {
     name: values.name,
     Image: values.image,
-    Cmd: agentCommand(values.expiresAtMs),
-    User: SANDBOX_USER,
+    Cmd: [...agentCommand(values.expiresAtMs), '--run-as', SANDBOX_USER],
+    User: AGENT_USER,
     WorkingDir: SANDBOX_WORKSPACE,
     Env: [
       'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
@@ -56,6 +64,7 @@ export function containerCreateOptions(
       AutoRemove: true,
       Privileged: false,
       CapDrop: ['ALL'],
+      CapAdd: AGENT_CAPABILITIES,
       SecurityOpt: ['no-new-privileges'],
       PidsLimit: spec.pidsLimit,
       Memory: memoryBytes,

@@ -8,8 +8,11 @@ describe('containerCreateOptions', () => {
   it('hardens by default', () => {
     const spec = parseSandboxSpec({ backend: 'docker', memoryMiB: 256, cpus: 0.5, pidsLimit: 64, workspaceMiB: 32 });
     const options = containerCreateOptions(spec, values);
-    expect(options.User).toBe('1000:1000');
-    expect(options.Cmd).toEqual(['python3', '-u', '/opt/corral/agent/agent.py', '--workspace', '/workspace', '--deadline-ms', '42']);
+    // The agent is root with three capabilities; user code runs as 1000:1000 (--run-as), out of reach of the agent.
+    expect(options.User).toBe('0:0');
+    expect(options.Cmd).toEqual([
+      'python3', '-u', '/opt/corral/agent/agent.py', '--workspace', '/workspace', '--deadline-ms', '42', '--run-as', '1000:1000',
+    ]);
     expect(options.OpenStdin).toBe(true);
     expect(options.StdinOnce).toBe(true);
     expect(options.HostConfig).toMatchObject({
@@ -17,6 +20,7 @@ describe('containerCreateOptions', () => {
       AutoRemove: true,
       Privileged: false,
       CapDrop: ['ALL'],
+      CapAdd: ['SETUID', 'SETGID', 'KILL'],
       SecurityOpt: ['no-new-privileges'],
       PidsLimit: 64,
       Memory: 256 * 1024 * 1024,
