@@ -12,6 +12,11 @@ TOO_LARGE = "TOO_LARGE"
 UNSUPPORTED = "UNSUPPORTED"
 INTERNAL = "INTERNAL"
 
+# No line the agent writes exceeds this, so the host may treat anything longer as a hostile or broken stream and
+# buffer no more. It fits the largest legitimate reply: a whole 32 MiB file as base64 (~43 MiB) plus the envelope.
+# Keep in step with AGENT_MAX_LINE_BYTES in src/sandbox/agent-client/wire-protocol.ts.
+MAX_LINE_BYTES = 48 * 1024 * 1024
+
 
 class AgentError(Exception):
     """An error reported to the host as {"ok": false, "error": {"code", "message"}}."""
@@ -60,8 +65,12 @@ class LineWriter:
         self.broken = False
 
     def write(self, message):
-        # backslashreplace turns lone surrogates (undecodable file names) into valid JSON \\u escapes.
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace") + b"\n"
+        data = _encode_line(message)
+        if len(data) > MAX_LINE_BYTES:  # e.g. a binary file read as utf8, or a huge maxOutputChars
+            data = _encode_line({"id": message.get("id"), "ok": False, "error": {"code": TOO_LARGE, "message": (
+                f"the reply would be a {len(data)}-byte line, over the protocol's {MAX_LINE_BYTES}-byte limit; "
+                "ask for less (maxBytes, maxOutputChars, base64)"
+            )}})
         view = memoryview(data)
         with self.lock:
             if self.broken:
@@ -74,3 +83,8 @@ class LineWriter:
                 self.broken = True
                 return False
         return True
+
+
+def _encode_line(message):
+    # backslashreplace turns lone surrogates (undecodable file names) into valid JSON \\u escapes.
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace") + b"\n"

@@ -14,7 +14,7 @@ import { JsonLineSplitter } from './json-line-splitter.js';
 import { corralErrorFromWire } from './wire-errors.js';
 import { parseAgentLine } from './wire-message.js';
 import { withTimeout } from './with-timeout.js';
-import { AGENT_PROTOCOL_VERSION, type AgentOp, type ReadyEvent, type WireResetResult } from './wire-protocol.js';
+import { AGENT_MAX_LINE_BYTES, AGENT_PROTOCOL_VERSION, type AgentOp, type ReadyEvent, type WireResetResult } from './wire-protocol.js';
 
 export interface AgentConnectionOptions {
   writable: Writable;
@@ -35,8 +35,12 @@ export interface AgentCallOptions {
 
 /** Slack on top of a call's own timeout: the agent needs time to kill a process tree and report. */
 export const HOST_MARGIN_MS = 10_000;
-/** A single line larger than this is treated as a broken stream (a 32 MiB file is ~43 MiB as base64). */
-const MAX_LINE_BYTES = 256 * 1024 * 1024;
+/**
+ * The most the host buffers unparsed per sandbox (the splitter's unterminated line is the only such buffer): the
+ * agent's own line limit plus slack for the envelope. Past it the connection closes with SBX_ERR_PROTOCOL, so a
+ * hostile or broken stream costs the host at most this, not whatever it chooses to send.
+ */
+export const MAX_BUFFERED_LINE_BYTES = AGENT_MAX_LINE_BYTES + 1024 * 1024;
 
 interface PendingCall {
   op: string;
@@ -53,6 +57,7 @@ export class AgentConnection {
   private readonly readable: Readable;
   private readonly pending = new Map<number, PendingCall>();
   private readonly closeListeners: Array<(reason: Error) => void> = [];
+  private readonly splitter: JsonLineSplitter;
   private readonly readyPromise: Promise<ReadyEvent>;
   private settleReady: { resolve: (event: ReadyEvent) => void; reject: (error: Error) => void } | undefined;
   private readyEvent: ReadyEvent | undefined;
@@ -70,11 +75,16 @@ export class AgentConnection {
       { id: options.sandboxId, backend: options.backend, workspace: options.workspace, defaultTimeoutMs: this.defaultTimeoutMs },
       (op, args, callOptions) => this.call(op, args, callOptions),
     );
-    const splitter = new JsonLineSplitter(
+    this.splitter = new JsonLineSplitter(
       (line) => this.handleLine(line),
-      (bytes) => this.close(new CorralError('SBX_ERR_PROTOCOL', `agent sent a line longer than ${bytes} bytes`)),
-      MAX_LINE_BYTES,
+      (bytes) => {
+        const message = `agent in ${this.sandboxId} sent ${bytes} bytes without a newline, over the ${MAX_BUFFERED_LINE_BYTES}-byte line limit`;
+        this.close(new CorralError('SBX_ERR_PROTOCOL', message, { details: { sandboxId: this.sandboxId, limitBytes: MAX_BUFFERED_LINE_BYTES } }));
+      },
+      MAX_BUFFERED_LINE_BYTES,
     );
+    const splitter = this.splitter;
+    // Keeps flowing after close (the splitter discards): a paused stream would buffer a flood instead.
     this.readable.on('data', (chunk: Buffer | string) => splitter.push(chunk));
     this.readable.on('end', () => this.close(this.streamClosed('the agent stream ended')));
     this.readable.on('close', () => this.close(this.streamClosed('the agent stream closed')));
@@ -84,6 +94,11 @@ export class AgentConnection {
 
   get closed(): boolean {
     return this.closeReason !== undefined;
+  }
+
+  /** Bytes received from the agent and not yet parsed (an unterminated line); bounded by MAX_BUFFERED_LINE_BYTES. */
+  get bufferedBytes(): number {
+    return this.splitter.bufferedBytes;
   }
 
   /** The agent's pid inside the sandbox, once ready. */
@@ -156,6 +171,7 @@ export class AgentConnection {
     if (this.closeReason) return;
     const closeReason = reason ?? new CorralError('SBX_ERR_CLOSED', `connection to ${this.sandboxId} was closed`);
     this.closeReason = closeReason;
+    this.splitter.stop();
     const callError = CorralError.isInstance(closeReason) ? closeReason : this.closedError();
     for (const entry of [...this.pending.values()]) {
       entry.settle();
@@ -201,6 +217,11 @@ export class AgentConnection {
         this.handleReady(message.version, message.pid);
         return;
       default: {
+        if (!Number.isInteger(message.id) || message.id < 1 || message.id >= this.nextId) {
+          // Only answers to requests we sent are legitimate; anything else is a forged or broken stream.
+          this.close(new CorralError('SBX_ERR_PROTOCOL', `agent in ${this.sandboxId} answered request ${message.id}, which was never sent`, { details: { sandboxId: this.sandboxId } }));
+          return;
+        }
         const entry = this.pending.get(message.id);
         if (!entry) return; // a late answer to a call that already timed out or was cancelled
         entry.settle();
