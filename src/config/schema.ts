@@ -5,7 +5,8 @@ export const sandboxConfigSchema = z
   .object({
     /** 'auto' picks docker when a daemon answers and the image exists, else process (bubblewrap). */
     backend: z.enum(['auto', 'docker', 'process']).default('auto'),
-    dockerSocketPath: z.string().default('/var/run/docker.sock'),
+    /** Docker daemon socket; unset, a unix:// DOCKER_HOST, else /var/run/docker.sock (a default here would hide DOCKER_HOST). */
+    dockerSocketPath: z.string().min(1).optional(),
     image: z.string().default('corral/python:latest'),
     minIdle: z.number().int().min(0).default(2),
     max: z.number().int().min(1).default(256),

@@ -13,6 +13,7 @@ import { CorralMetrics } from './corral-metrics.js';
 import { addErrorReplies } from './error-replies.js';
 import { healthRoute } from './health-route.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { type ReadinessProbe, readinessRoute } from './readiness-route.js';
 import { metricsRoute } from './metrics-route.js';
 import { type PrincipalResolver, principalFromBearerToken } from './principal.js';
 import { addRequestGuardHooks } from './request-guard-hooks.js';
@@ -31,6 +32,8 @@ export interface ServerDependencies {
   logger?: FastifyServerOptions['logger'];
   /** Runs rollouts for POST /v1/rollouts (the CLI builds it from the runner); omitted, that route does not exist. */
   rollouts?: RolloutService;
+  /** Backend state for /readyz; omitted, /readyz answers ready with backend 'unknown'. */
+  readiness?: ReadinessProbe;
 }
 
 export function buildServer(config: CorralConfig, dependencies: ServerDependencies): FastifyInstance {
@@ -50,6 +53,7 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
   addRequestGuardHooks(app, config.server);
   addErrorReplies(app, config.server.bodyLimitBytes);
   void app.register(healthRoute);
+  void app.register(readinessRoute, dependencies.readiness ? { probe: dependencies.readiness } : {});
   void app.register(metricsRoute);
   void app.register(sandboxRoutes);
   void app.register(mcpRoutes);

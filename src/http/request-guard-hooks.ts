@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin, jsonRpcErrorBody, type ServerConfig } from './request-guards.js';
 
 /** Routes a load balancer must reach without credentials. */
-const UNAUTHENTICATED_PATHS = new Set(['/healthz']);
+const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Host/Origin (403) and bearer token (401) on every request, as a root-level hook so no route can skip it. */
 export function addRequestGuardHooks(app: FastifyInstance, server: ServerConfig): void {

@@ -4,6 +4,8 @@ import { buildServer } from '../../http/build-server.js';
 import { bindsAllInterfaces } from '../../http/request-guards.js';
 import { createRolloutService } from '../eval/rollout-service.js';
 import { withConformanceEnvironment } from '../../mcp/conformance-fixtures/conformance-environment.js';
+import { openBackendProbe } from './backend-choice.js';
+import { listenOrExplain } from './listen-or-explain.js';
 import { startToolRuntime } from './tool-runtime.js';
 
 interface ServeFlags {
@@ -14,6 +16,11 @@ interface ServeFlags {
   corpus?: string[];
   dataDir?: string;
   idleTtlMs?: string;
+  maxSandboxes?: string;
+  minIdle?: string;
+  image?: string;
+  reuse?: string;
+  dockerSocket?: string;
   conformanceFixtures?: boolean;
 }
 
@@ -32,6 +39,11 @@ export function registerServeCommand(program: Command): void {
     .option('--corpus <path...>', 'wiki corpora: pages.jsonl files or folders of .md (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
     .option('--idle-ttl-ms <ms>', 'release sandboxes of sessions idle this long (CORRAL_IDLE_TTL_MS)')
+    .option('--max-sandboxes <n>', 'most sandboxes alive at once per spec (default 256; CORRAL_MAX_SANDBOXES)')
+    .option('--min-idle <n>', 'warm sandboxes kept ready (default 2; CORRAL_MIN_IDLE)')
+    .option('--image <image>', 'docker image of the sandboxes (default corral/python:latest; CORRAL_IMAGE)')
+    .option('--reuse <mode>', 'after release: destroy | reset (default destroy; CORRAL_REUSE)')
+    .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
     .option('--conformance-fixtures', 'also serve /mcp/conformance: the MCP conformance suite\'s test_* tools, resources and prompts')
     .action(async (flags: ServeFlags) => {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
@@ -39,14 +51,19 @@ export function registerServeCommand(program: Command): void {
       const config = loadConfig({ flags: configFlags });
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       const environments = conformanceFixtures ? withConformanceEnvironment(runtime.catalog) : runtime.catalog;
-      const rollouts = createRolloutService({ runtime, dataDir: config.data.dataDir });
+      const rollouts = createRolloutService({ runtime, dataDir: config.data.dataDir, server: config.server });
       // Structured request logs (fastify's pino, JSON lines) on stderr; CORRAL_LOG_LEVEL=silent turns them off.
       const logger = { level: process.env.CORRAL_LOG_LEVEL ?? 'info', stream: process.stderr };
-      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts, logger });
+      const backendProbe = await openBackendProbe(config, runtime.backend);
+      const closeRuntime = async () => {
+        await runtime.close();
+        await backendProbe.close();
+      };
+      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts, logger, readiness: () => backendProbe.readiness() });
       if (bindsAllInterfaces(config.server)) {
         log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);
       }
-      const address = await app.listen({ host: config.server.host, port: config.server.port });
+      const address = await listenOrExplain(app, config.server, closeRuntime);
       log(`listening on ${address} (backend ${runtime.backend}; environments: ${environments.names().join(', ')})`);
       let stopping = false;
       const stop = async (signal: string) => {
@@ -54,7 +71,7 @@ export function registerServeCommand(program: Command): void {
         stopping = true;
         log(`${signal}: closing sessions and releasing sandboxes`);
         await app.close();
-        await runtime.close();
+        await closeRuntime();
         process.exit(0);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -2,7 +2,6 @@
  * What `corral serve` and `corral mcp` share: the backend choice, the sandbox pool with one spec per
  * sandbox kind, the wiki index and the environment catalog. Built once per process; close() releases it.
  */
-import Docker from 'dockerode';
 import type { CorralConfig } from '../../config/load-config.js';
 import { type EnvironmentCatalog, buildEnvironmentCatalog } from '../../mcp/environments.js';
 import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '../../mcp/sandbox-source.js';
@@ -10,6 +9,7 @@ import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
 import type { WikiIndex } from '../../tools/wiki/wiki-index.js';
+import { chooseBackend } from './backend-choice.js';
 import { loadWikiIndex } from './wiki-index-loading.js';
 
 export interface ToolRuntime {
@@ -44,7 +44,11 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
     },
     javascript: { backend: 'isolate' },
   };
-  const pool = new SandboxPool({ minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs });
+  const dockerSocketPath = config.sandbox.dockerSocketPath;
+  const pool = new SandboxPool(
+    { minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs },
+    { resolveProvider: (name) => loadProvider(name, dockerSocketPath ? { dockerSocketPath } : {}) },
+  );
   if (options.minIdle > 0) void pool.warm(specs.general, options.minIdle).catch((error: Error) => options.log(`warm-up failed: ${error.message}`));
   const wiki = options.loadWiki ? await loadWikiIndex({ corpusPaths: options.corpusPaths, dataDir: config.data.dataDir, log: options.log }) : undefined;
   return {
@@ -58,24 +62,3 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
   };
 }
 
-/** 'auto' is docker when a daemon answers and the image is present (these machines cannot pull), else process. */
-export async function chooseBackend(config: CorralConfig, log: (line: string) => void): Promise<'docker' | 'process'> {
-  const wanted = config.sandbox.backend;
-  if (wanted !== 'auto') return wanted;
-  const docker = await loadProvider('docker', { dockerSocketPath: config.sandbox.dockerSocketPath }).catch(() => undefined);
-  try {
-    const availability = await docker?.available();
-    if (!availability?.ok) {
-      log(`backend auto: process (docker unavailable: ${availability?.reason ?? 'cannot load the docker backend'})`);
-      return 'process';
-    }
-  } finally {
-    await docker?.close().catch(() => undefined);
-  }
-  const imagePresent = await new Docker({ socketPath: config.sandbox.dockerSocketPath })
-    .getImage(config.sandbox.image)
-    .inspect()
-    .then(() => true, () => false);
-  log(imagePresent ? 'backend auto: docker' : `backend auto: process (image ${config.sandbox.image} not built: run corral images build)`);
-  return imagePresent ? 'docker' : 'process';
-}
