@@ -3,12 +3,12 @@
  * environment over a three-page index and a sandbox pool on the chosen backend for the python figure.
  */
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../config/load-config.js';
-import { buildServer } from '../http/build-server.js';
-import { buildEnvironmentCatalog } from '../mcp/environments.js';
-import { poolSandboxSource } from '../mcp/sandbox-source.js';
-import { SandboxPool } from '../sandbox/pool/sandbox-pool.js';
-import type { SandboxSpecInput } from '../sandbox/spec.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { buildServer } from '../src/http/build-server.js';
+import { buildEnvironmentCatalog } from '../src/mcp/environments.js';
+import { poolSandboxSource } from '../src/mcp/sandbox-source.js';
+import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
+import type { SandboxSpecInput } from '../src/sandbox/spec.js';
 import { tinyWikiIndex } from './load/tiny-wiki-index.js';
 import { type ListeningServer, originOf } from './peers/listening-server.js';
 

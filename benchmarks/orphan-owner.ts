@@ -1,7 +1,7 @@
 // Child process for the leak benchmark and fault tests: creates sandboxes in its own pool, says "ready", then
-// waits to be SIGKILLed so its sandboxes are orphaned. Usage: tsx src/bench/orphan-owner.ts <backend> <count>
-import { SandboxPool } from '../sandbox/pool/sandbox-pool.js';
-import type { BackendName } from '../sandbox/spec.js';
+// waits to be SIGKILLed so its sandboxes are orphaned. Usage: tsx benchmarks/orphan-owner.ts <backend> <count>
+import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
+import type { BackendName } from '../src/sandbox/spec.js';
 
 const backend = (process.argv[2] ?? 'docker') as BackendName;
 const count = Number(process.argv[3] ?? 3);

@@ -6,8 +6,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CorralError } from '../../core/errors.js';
-import { assertFileExists } from './jsonl-corpus-loader.js';
+import { CorralError } from '../src/core/errors.js';
+import { assertFileExists } from '../src/tools/wiki/jsonl-corpus-loader.js';
 
 export interface RecallQuestion {
   readonly id: string;

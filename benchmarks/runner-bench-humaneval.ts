@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import { builtInAgents } from '../runner/agents/baseline-agents.js';
-import type { Environment, Example } from '../runner/env/environment.js';
-import { buildPythonHarness, harnessTestsFromInfo, sentinelLine } from '../runner/rubrics/python-test-harness.js';
-import { runEvaluation } from '../runner/scheduler/run-evaluation.js';
+import { builtInAgents } from '../src/runner/agents/baseline-agents.js';
+import type { Environment, Example } from '../src/runner/env/environment.js';
+import { buildPythonHarness, harnessTestsFromInfo, sentinelLine } from '../src/runner/rubrics/python-test-harness.js';
+import { runEvaluation } from '../src/runner/scheduler/run-evaluation.js';
 import { type Figure, round } from './figure.js';
 import { execFileAsync } from './measure.js';
 import type { OpenBenchTools } from './runner-bench-tools.js';

@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OpenAIAgent } from '../runner/agents/openai-agent.js';
-import type { Environment, Example } from '../runner/env/environment.js';
-import type { ToolSessionFactory } from '../runner/env/tool-session.js';
-import { runEvaluation } from '../runner/scheduler/run-evaluation.js';
-import type { ResultRecord } from '../runner/trajectory/result-record.js';
-import { ResultsWriter } from '../runner/trajectory/results-writer.js';
+import { OpenAIAgent } from '../src/runner/agents/openai-agent.js';
+import type { Environment, Example } from '../src/runner/env/environment.js';
+import type { ToolSessionFactory } from '../src/runner/env/tool-session.js';
+import { runEvaluation } from '../src/runner/scheduler/run-evaluation.js';
+import type { ResultRecord } from '../src/runner/trajectory/result-record.js';
+import { ResultsWriter } from '../src/runner/trajectory/results-writer.js';
 import { type Figure, round } from './figure.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';

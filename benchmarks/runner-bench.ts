@@ -3,10 +3,10 @@
  * model (all rollouts in flight at once), HumanEval reference solutions graded in Docker sandboxes against a
  * `docker run` per problem, and the baseline agent's exact match on the SQuAD dev split.
  */
-import { createPythonCodeEnvironment, createWikiSearchEnvironment, defaultCorpusPaths } from '../runner/environments/index.js';
-import { codeDataset } from '../runner/environments/python-code/code-dataset.js';
-import { questionDataset } from '../runner/environments/wiki-search/question-dataset.js';
-import { loadProvider } from '../sandbox/registry.js';
+import { createPythonCodeEnvironment, createWikiSearchEnvironment, defaultCorpusPaths } from '../src/runner/environments/index.js';
+import { codeDataset } from '../src/runner/environments/python-code/code-dataset.js';
+import { questionDataset } from '../src/runner/environments/wiki-search/question-dataset.js';
+import { loadProvider } from '../src/sandbox/registry.js';
 import type { Figure } from './figure.js';
 import { baselineExactMatchFigures } from './runner-bench-baseline.js';
 import { humanEvalFigures } from './runner-bench-humaneval.js';

@@ -5,9 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SandboxPool } from '../sandbox/pool/sandbox-pool.js';
-import { loadProvider } from '../sandbox/registry.js';
-import { type SandboxSpecInput, parseSandboxSpec } from '../sandbox/spec.js';
+import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
+import { loadProvider } from '../src/sandbox/registry.js';
+import { type SandboxSpecInput, parseSandboxSpec } from '../src/sandbox/spec.js';
 import { type Figure, percentile, round } from './figure.js';
 import { execFileAsync, median, sampleMs, timeCommandMs } from './measure.js';
 
@@ -103,7 +103,7 @@ async function resetFigures(options: SandboxBenchOptions): Promise<Figure[]> {
   options.log('docker: verified reset');
   const provider = await loadProvider('docker');
   const spec = parseSandboxSpec({ backend: 'docker', image: options.image, reuse: 'reset' });
-  const handle = await provider.create(spec, { sandboxId: 'bench-reset', ownerId: (await import('../core/owner.js')).OWNER_ID, expiresAtMs: Date.now() + 600_000 });
+  const handle = await provider.create(spec, { sandboxId: 'bench-reset', ownerId: (await import('../src/core/owner.js')).OWNER_ID, expiresAtMs: Date.now() + 600_000 });
   try {
     const samples: number[] = [];
     for (let index = 0; index < 20; index++) {
@@ -179,7 +179,7 @@ async function leakFigure(options: SandboxBenchOptions): Promise<Figure> {
   options.log('docker: SIGKILL an owner, then `corral cleanup`');
   const orphanScript = fileURLToPath(new URL('./orphan-owner.ts', import.meta.url));
   // Node itself with tsx's loader, not the tsx wrapper: the SIGKILL must hit the process that owns the sandboxes.
-  const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+  const projectRoot = fileURLToPath(new URL('../', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx/esm', orphanScript, 'docker', '5'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
@@ -187,7 +187,7 @@ async function leakFigure(options: SandboxBenchOptions): Promise<Figure> {
   });
   child.kill('SIGKILL');
   await new Promise((resolve) => child.on('exit', resolve));
-  const cli = fileURLToPath(new URL('../../bin/corral.mjs', import.meta.url));
+  const cli = fileURLToPath(new URL('../bin/corral.mjs', import.meta.url));
   await execFileAsync(process.execPath, [cli, 'cleanup']);
   const left = (await execFileAsync('docker', ['ps', '-aq', '--filter', 'label=corral.app=corral'])).stdout.split('\n').filter(Boolean).length;
   return { name: 'sandbox.leaked_after_kill', value: left, unit: 'containers', target: '0' };

@@ -7,14 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discoverCorpusSources, loadCorpora } from '../tools/wiki/corpus-sources.js';
-import { sectionPage } from '../tools/wiki/page-sections.js';
-import { clearTermCache } from '../tools/wiki/search-terms.js';
-import { loadRecallQuestions, measureRecall, type RecallQuestion } from '../tools/wiki/recall.js';
-import { buildSyntheticCorpus } from '../tools/wiki/synthetic-corpus.js';
-import { TitleOnlyMatcher } from '../tools/wiki/title-only-matcher.js';
-import { WikiIndex } from '../tools/wiki/wiki-index.js';
-import type { WikiPage } from '../tools/wiki/wiki-page.js';
+import { discoverCorpusSources, loadCorpora } from '../src/tools/wiki/corpus-sources.js';
+import { sectionPage } from '../src/tools/wiki/page-sections.js';
+import { clearTermCache } from '../src/tools/wiki/search-terms.js';
+import { WikiIndex } from '../src/tools/wiki/wiki-index.js';
+import type { WikiPage } from '../src/tools/wiki/wiki-page.js';
+import { loadRecallQuestions, measureRecall, type RecallQuestion } from './recall.js';
+import { buildSyntheticCorpus } from './synthetic-corpus.js';
+import { TitleOnlyMatcher } from './title-only-matcher.js';
 import { type Figure, round } from './figure.js';
 import { median } from './measure.js';
 

@@ -4,8 +4,8 @@
  * difference measured is what the page text adds, not a difference in tokenisation.
  */
 import MiniSearch from 'minisearch';
-import { termsOf } from './search-terms.js';
-import type { WikiPage } from './wiki-page.js';
+import { termsOf } from '../src/tools/wiki/search-terms.js';
+import type { WikiPage } from '../src/tools/wiki/wiki-page.js';
 
 interface TitleDocument {
   readonly id: number;

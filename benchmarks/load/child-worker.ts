@@ -6,7 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface WorkerReply {
   id?: number;
@@ -35,7 +35,7 @@ export class ChildWorker {
   }
 
   /**
-   * Starts `script` (a path relative to src/bench/load, run through tsx) and waits for its first message, which
+   * Starts `script` (a path relative to benchmarks/load, run through tsx) and waits for its first message, which
    * must be `{ready: true, ...}`; that message is returned alongside the worker.
    */
   static async start(script: string, options: { args?: string[]; nodeOptions?: string[] } = {}): Promise<{ worker: ChildWorker; ready: WorkerReply }> {

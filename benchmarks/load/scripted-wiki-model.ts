@@ -4,9 +4,9 @@
  * view_sections(top page), read_section(first section), read_section(second section), then an answer. Its own
  * process, so serialising ~5,000 completions does not share the runner's event loop.
  */
-import type { ChatCompletionRequestBody, ModelReply } from '../../runner/agents/scripted-model-server.js';
-import { startScriptedModelServer } from '../../runner/agents/scripted-model-server.js';
-import type { ChatMessage } from '../../runner/trajectory/messages.js';
+import type { ChatCompletionRequestBody, ModelReply } from '../../src/runner/agents/scripted-model-server.js';
+import { startScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import type { ChatMessage } from '../../src/runner/trajectory/messages.js';
 
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 

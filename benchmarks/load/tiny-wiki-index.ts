@@ -2,7 +2,7 @@
  * A three-page wiki index, so `search_pages` is a real corral tool whose own work is a few microseconds: the
  * throughput figures then measure the MCP and HTTP layers, not search ranking (`corral bench search` does that).
  */
-import { WikiIndex } from '../../tools/wiki/wiki-index.js';
+import { WikiIndex } from '../../src/tools/wiki/wiki-index.js';
 
 export function tinyWikiIndex(): WikiIndex {
   return WikiIndex.build([

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, createServer } from 'node:http';
 import { NodeStreamableHTTPServerTransport, localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/node';
 import { McpServer, isInitializeRequest } from '@modelcontextprotocol/server';
-import type { ToolDefinition } from '../../tools/tool-definition.js';
+import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { type ListeningServer, originOf } from './listening-server.js';
 
 export const SDK_EXAMPLE_PATH = '/mcp';

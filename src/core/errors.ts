@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   POOL_ERR_CLOSED: { audience: 'infrastructure', transient: false, doc: 'The pool is shutting down and hands out no more sandboxes.' },
   POOL_ERR_CREATE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The backend failed to create a sandbox.' },
   CFG_ERR_INVALID: { audience: 'caller', transient: false, doc: 'Configuration failed validation; the message names the flag or variable to set.' },
+  CLI_ERR_NEEDS_CHECKOUT: { audience: 'caller', transient: false, doc: 'The command runs only from a corral source checkout (e.g. `corral bench`: an installed package does not ship the benchmarks).' },
   SERVE_ERR_LISTEN_FAILED: { audience: 'caller', transient: false, doc: '`corral serve` could not listen: the port is in use, not permitted, or the host is not an address of this machine; the message names the flag to change.' },
   IMG_ERR_BUILD_FAILED: { audience: 'infrastructure', transient: false, doc: 'Building a sandbox image failed.' },
   WIKI_ERR_CORPUS_NOT_FOUND: { audience: 'caller', transient: false, doc: 'A wiki corpus path (pages.jsonl, a folder of .md files, or the data directory) does not exist or holds no pages.' },

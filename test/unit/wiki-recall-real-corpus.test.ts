@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverCorpusSources, loadCorpora } from '../../src/tools/wiki/corpus-sources.js';
-import { loadRecallQuestions, measureRecall } from '../../src/tools/wiki/recall.js';
-import { TitleOnlyMatcher } from '../../src/tools/wiki/title-only-matcher.js';
+import { loadRecallQuestions, measureRecall } from '../../benchmarks/recall.js';
+import { TitleOnlyMatcher } from '../../benchmarks/title-only-matcher.js';
 import { WikiIndex } from '../../src/tools/wiki/wiki-index.js';
 
 // The real corpus is read from CORRAL_DATA_DIR (CI sets it). On a laptop without it the test skips

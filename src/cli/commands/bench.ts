@@ -1,153 +1,45 @@
-import type { Command } from 'commander';
-import { loadConfig } from '../../config/load-config.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command } from 'commander';
 import { CorralError } from '../../core/errors.js';
-import { type Figure, formatFigures } from '../../bench/figure.js';
-import { describeMachine } from '../../bench/machine.js';
-import { runSandboxBench } from '../../bench/sandbox-bench.js';
-import type { Environment } from '../../runner/env/environment.js';
-import type { BenchToolRuntime } from '../../bench/runner-bench-tools.js';
-import { openEnvironmentTools } from '../eval/environment-tools.js';
+import { projectRoot } from '../../sandbox/docker/project-root.js';
 
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+/** What benchmarks/bench-command.ts exports; typed here so that compiling src/ never pulls benchmarks/ in. */
+interface BenchmarksModule {
+  registerBenchSubcommands(bench: Command): void;
+}
+
+const NEEDS_CHECKOUT = 'benchmarks run from a corral checkout (git clone, npm ci, then node bin/corral.mjs bench ...); an installed package does not ship them';
 
 /**
- * `corral bench <name> [--json]`: benchmarks kept as code; each measures its peer in the same run. The mcp,
- * search and runner benches are imported when run, so their load-generator dependencies (dev only) never load
- * for other commands.
+ * `corral bench <name> [--json]`. The benchmarks live in benchmarks/ at the top of a checkout, outside src/:
+ * they use devDependencies (undici, @modelcontextprotocol/node) and are not compiled into the package. This
+ * command only finds them, by a computed path that neither tsc nor the layering test follows, and hands over.
  */
 export function registerBenchCommand(program: Command): void {
-  const bench = program.command('bench').description('run a benchmark; --json prints an array of {name, value, unit, peer?, peerValue?, ratio?}');
-  bench
-    .command('sandbox')
-    .description('warm acquire, agent round trips, reset, creation rate, concurrency and leaks, against docker run/exec')
-    .option('--json', 'print only the JSON array of figures on stdout')
-    .option('--image <image>', 'sandbox image', 'corral/python:latest')
-    .option('--concurrent <n>', 'Docker sandboxes held at once', '200')
-    .action(async (options: { json?: boolean; image: string; concurrent: string }) => {
-      const figures = await runSandboxBench({ image: options.image, concurrent: Number(options.concurrent), log });
-      print(figures, options.json === true, 'sandbox: medians of sequential samples after one warm-up call; peers run in the same process and session.');
-    });
-
-  bench
-    .command('mcp')
-    .description('MCP calls/s over Streamable HTTP (vs an SDK-example server and a bare fastify route) and WebSocket, python round trips, memory per idle session')
-    .option('--json', 'print only the JSON array of figures on stdout')
-    .option('--only <parts>', 'comma-separated subset of http,ws,python,sessions')
-    .option('--backend <name>', 'sandbox backend for the python figure: process | docker', 'process')
-    .option('--image <image>', 'sandbox image for --backend docker', 'corral/python:latest')
-    .option('--clients <n>', 'closed-loop HTTP clients (CORRAL_BENCH_CLIENTS)', process.env['CORRAL_BENCH_CLIENTS'] ?? '32')
-    .option('--rounds <n>', 'interleaved rounds per throughput figure (CORRAL_BENCH_ROUNDS)', process.env['CORRAL_BENCH_ROUNDS'] ?? '3')
-    .option('--round-ms <ms>', 'measured time per round and server (CORRAL_BENCH_ROUND_MS)', process.env['CORRAL_BENCH_ROUND_MS'] ?? '3000')
-    .option('--ws-connections <n>', 'WebSocket connections', '8')
-    .option('--ws-inflight <n>', 'calls in flight per WebSocket connection', '64')
-    .option('--sessions <n>', 'idle MCP sessions held for the memory figure', '2000')
-    .action(async (options: { json?: boolean; only?: string; backend: string; image: string; clients: string; rounds: string; roundMs: string; wsConnections: string; wsInflight: string; sessions: string }) => {
-      if (options.backend !== 'process' && options.backend !== 'docker') throw new CorralError('CFG_ERR_INVALID', `--backend must be process or docker, got ${options.backend}`);
-      const { MCP_BENCH_PARTS, runMcpBench } = await import('../../bench/mcp-bench.js');
-      const figures = await runMcpBench({
-        parts: chooseParts(options.only, MCP_BENCH_PARTS),
-        backend: options.backend,
-        image: options.image,
-        clients: positive(options.clients, '--clients'),
-        rounds: positive(options.rounds, '--rounds'),
-        roundMs: positive(options.roundMs, '--round-ms'),
-        wsConnections: positive(options.wsConnections, '--ws-connections'),
-        wsInflight: positive(options.wsInflight, '--ws-inflight'),
-        sessions: positive(options.sessions, '--sessions'),
-        log,
-      });
-      print(
-        figures,
-        options.json === true,
-        'mcp: throughput = median over interleaved rounds (servers in this process, undici/ws load generators in a child process, 500 ms warm-up per round); python = median of sequential calls in alternating blocks; sessions = heap+external growth after forced GC in a child server, per session.',
-      );
-    });
-
-  bench
-    .command('search')
-    .description('wiki search recall on the SQuAD dev split (vs a title-only matcher), query latency, index build/load, 100k-page scale')
-    .option('--json', 'print only the JSON array of figures on stdout')
-    .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
-    .option('--synthetic-pages <n>', 'pages in the synthetic scale corpus (0 skips it)', '100000')
-    .action(async (options: { json?: boolean; dataDir?: string; syntheticPages: string }) => {
-      const dataDir = requireDataDir(options.dataDir);
-      const { runSearchBench } = await import('../../bench/search-bench.js');
-      const figures = await runSearchBench({ dataDir, syntheticPageCount: Number(options.syntheticPages), log });
-      print(figures, options.json === true, 'search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process.');
-    });
-
-  bench
-    .command('runner')
-    .description('wiki-search rollouts/s (openai agent vs an instant scripted model), HumanEval graded in Docker (vs docker run), baseline exact match')
-    .option('--json', 'print only the JSON array of figures on stdout')
-    .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
-    .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline')
-    .option('--rollouts <n>', 'wiki rollouts per timed run, all in flight at once', '1024')
-    .option('--repeats <n>', 'timed wiki runs (median)', '3')
-    .option('--image <image>', 'sandbox image for HumanEval and its docker run peer', 'corral/python:latest')
-    .option('--concurrency <n>', 'HumanEval problems graded at once (runner and peer alike)', '16')
-    .option('--limit <n>', 'baseline: first N dev questions (default: all 2,454)')
-    .action(async (options: { json?: boolean; dataDir?: string; only?: string; rollouts: string; repeats: string; image: string; concurrency: string; limit?: string }) => {
-      const dataDir = requireDataDir(options.dataDir);
-      const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('../../bench/runner-bench.js');
-      const figures = await runRunnerBench({
-        dataDir,
-        openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
-        parts: chooseParts(options.only, RUNNER_BENCH_PARTS),
-        rollouts: positive(options.rollouts, '--rollouts'),
-        repeats: positive(options.repeats, '--repeats'),
-        image: options.image,
-        humanEvalConcurrency: positive(options.concurrency, '--concurrency'),
-        baselineLimit: options.limit === undefined ? undefined : positive(options.limit, '--limit'),
-        baselineConcurrency: 32,
-        log,
-      });
-      print(
-        figures,
-        options.json === true,
-        'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
-      );
+  program
+    .command('bench')
+    .description('run a benchmark (from a checkout): sandbox | mcp | search | runner [--json]')
+    .argument('[arguments...]', 'the benchmark and its options; `corral bench --help` lists them in a checkout')
+    .allowUnknownOption()
+    .helpOption(false)
+    .action(async (benchArguments: string[]) => {
+      const { registerBenchSubcommands } = await loadBenchmarks();
+      const bench = new Command('corral bench').exitOverride().showHelpAfterError();
+      registerBenchSubcommands(bench);
+      await bench.parseAsync(benchArguments, { from: 'user' });
     });
 }
 
-/** The tool wiring `corral eval` uses (startToolRuntime + in-process MCP sessions), for the runner benches. */
-async function openEvalTools(environment: Environment, options: { backend: 'docker' | 'process'; dataDir: string; image: string }): Promise<BenchToolRuntime> {
-  const config = loadConfig({ flags: { backend: options.backend, dataDir: options.dataDir, image: options.image } });
-  const { runtime, tools } = await openEnvironmentTools(environment, config, { log });
-  return {
-    tools,
-    backend: runtime.backend,
-    sandboxesCreated: () => runtime.pool.stats().reduce((sum, bucket) => sum + bucket.createdTotal, 0),
-    close: () => runtime.close(),
-  };
-}
-
-export function print(figures: Figure[], json: boolean, method: string): void {
-  if (json) {
-    process.stdout.write(`${JSON.stringify(figures)}\n`);
-    return;
+async function loadBenchmarks(): Promise<BenchmarksModule> {
+  const entry = join(projectRoot(), 'benchmarks', 'bench-command.ts');
+  if (!existsSync(entry)) throw new CorralError('CLI_ERR_NEEDS_CHECKOUT', NEEDS_CHECKOUT, { details: { looked: entry } });
+  try {
+    return (await import(pathToFileURL(entry).href)) as BenchmarksModule;
+  } catch (error) {
+    // A checkout run from dist/ without tsx cannot load .ts; anything else is a real failure worth its stack.
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    throw new CorralError('CLI_ERR_NEEDS_CHECKOUT', `${NEEDS_CHECKOUT} (found ${entry}, but this process has no TypeScript loader: run bin/corral.mjs)`, { cause: error });
   }
-  process.stdout.write(`machine: ${describeMachine()}\nmethod: ${method}\n\n${formatFigures(figures)}\n`);
-}
-
-/** --only a,b as a checked subset of `all` (default: all of them). */
-function chooseParts<Part extends string>(only: string | undefined, all: readonly Part[]): Part[] {
-  if (only === undefined) return [...all];
-  const parts = only.split(',').map((part) => part.trim());
-  const unknown = parts.filter((part) => !(all as readonly string[]).includes(part));
-  if (unknown.length > 0) throw new CorralError('CFG_ERR_INVALID', `--only: unknown part(s) ${unknown.join(', ')}; choose from ${all.join(', ')}`);
-  return parts as Part[];
-}
-
-function positive(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new CorralError('CFG_ERR_INVALID', `${flag} must be a whole number >= 1, got ${text}`);
-  return value;
-}
-
-/** --data-dir, else CORRAL_DATA_DIR, via the config loader so the error names both. */
-function requireDataDir(flag: string | undefined): string {
-  const dataDir = loadConfig({ flags: { dataDir: flag } }).data.dataDir;
-  if (!dataDir) throw new CorralError('CFG_ERR_INVALID', 'this benchmark needs the evaluation data: pass --data-dir DIR or set CORRAL_DATA_DIR');
-  return dataDir;
 }
