@@ -29,7 +29,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode);
+    // Help and --version exit 0; a usage error (unknown flag, missing argument) is 2, as for any bad flag.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
     if (CorralError.isInstance(error)) {
       process.stderr.write(`corral: ${error.code}: ${error.message}\n`);
       process.exit(2);

@@ -30,6 +30,24 @@ export const serverConfigSchema = z
     bodyLimitBytes: z.number().int().positive().default(4 * 1024 * 1024),
     /** Sandboxes of idle MCP sessions are released after this long. */
     idleTtlMs: z.number().int().positive().default(10 * 60 * 1000),
+    // Limits against slow or greedy clients (docs/security.md).
+    /** A request whose headers and body have not fully arrived after this long is answered 408 and its connection closed. */
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** A connection that completes no request (not even its headers) within this long is closed. */
+    firstRequestTimeoutMs: z.number().int().positive().default(10_000),
+    /** Open connections in total; at the cap the oldest idle one is closed for a newcomer. */
+    maxConnections: z.number().int().positive().default(2048),
+    /** Open connections from one remote address; at the cap that address's oldest idle one is closed for a newcomer. */
+    maxConnectionsPerAddress: z.number().int().positive().default(1024),
+    /** A connection whose unsent output exceeds this stops being read (HTTP and WebSocket) until its client catches up. */
+    maxBufferedBytesPerConnection: z.number().int().positive().default(4 * 1024 * 1024),
+    /** A connection that stays above maxBufferedBytesPerConnection this long is closed. */
+    slowClientGraceMs: z.number().int().positive().default(30_000),
+    /** Quotas per principal (bearer token digest, or remote address without a token); exceeding one answers 429. */
+    maxSessionsPerPrincipal: z.number().int().positive().default(256),
+    maxHandlesPerPrincipal: z.number().int().positive().default(256),
+    maxLeasedSandboxesPerPrincipal: z.number().int().positive().default(128),
+    maxRolloutRequestsPerPrincipal: z.number().int().positive().default(16),
   })
   .strict();
 

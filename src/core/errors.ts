@@ -36,7 +36,9 @@ export const ERROR_CODES = {
   RUNNER_ERR_CANCELLED: { audience: 'infrastructure', transient: false, doc: 'The rollout was cancelled (Ctrl-C, a closed rollout request); its sandbox was released.' },
   RUNNER_ERR_TIMEOUT: { audience: 'infrastructure', transient: false, doc: "The rollout exceeded the environment's rolloutTimeoutMs." },
   RUNNER_ERR_UNEXPECTED: { audience: 'infrastructure', transient: false, doc: 'A rollout failed with an error that carries no corral code (a bug: please report it).' },
-  RUNNER_ERR_RESUME_MISMATCH: { audience: 'caller', transient: false, doc: '--resume points at a run of another environment, model or rollout count.' },
+  RUNNER_ERR_RESUME_MISMATCH: { audience: 'caller', transient: false, doc: '--resume was given a flag (or an environment, or a dataset) that differs from what the run in that directory was started with; the message names both values.' },
+  RUNNER_ERR_RUN_ACTIVE: { audience: 'caller', transient: false, doc: '--resume points at a run that a live `corral eval` process on this host is still writing (metadata.json names its pid).' },
+  RUNNER_ERR_AGENT_MISMATCH: { audience: 'caller', transient: false, doc: 'The chosen agent declares the environments it serves, and this environment is not one of them (e.g. --agent oracle on wiki-search).' },
   MODEL_ERR_HTTP: { audience: 'infrastructure', transient: false, doc: 'The model endpoint answered with an HTTP error that retrying cannot fix (400, 401, 403, 404, 422...); details.status holds the status.' },
   MODEL_ERR_CONTEXT_LENGTH: { audience: 'infrastructure', transient: false, doc: "The model endpoint refused the request because the conversation exceeds the model's context length (HTTP 400); details.status holds the status." },
   MODEL_ERR_RATE_LIMITED: { audience: 'infrastructure', transient: true, doc: 'The model endpoint kept answering HTTP 429 after all retries; details.status and details.attempts say what happened.' },
@@ -50,6 +52,7 @@ export const ERROR_CODES = {
   ENV_ERR_DATASET_INVALID: { audience: 'caller', transient: false, doc: 'A dataset file is malformed or of an unknown format; the message names the file and line.' },
   RUBRIC_ERR_TOOL_FAILED: { audience: 'infrastructure', transient: false, doc: "A rubric could not use the rollout's tools (e.g. writing the test harness failed), so the answer could not be judged." },
   RUBRIC_ERR_JUDGE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The LLM judge endpoint failed or gave no yes/no grade; the rollout is errored, never scored 0.' },
+  RUBRIC_ERR_FAILED: { audience: 'infrastructure', transient: false, doc: "A rubric function threw an error without a corral code (a bug in the environment's rubric); the rollout is errored, never scored 0." },
   ERR_ABORTED: { audience: 'caller', transient: false, doc: 'The operation was cancelled through its AbortSignal.' },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 

@@ -17,6 +17,7 @@ import { type ReadinessProbe, readinessRoute } from './readiness-route.js';
 import { metricsRoute } from './metrics-route.js';
 import { type PrincipalResolver, principalFromBearerToken } from './principal.js';
 import { addRequestGuardHooks } from './request-guard-hooks.js';
+import { addConnectionLimits, principalQuotas, serverLimitOptions } from './server-limits.js';
 import type { RolloutService } from './rollouts-contract.js';
 import { rolloutsRoute } from './rollouts-route.js';
 import { sandboxRoutes } from './sandbox-routes.js';
@@ -37,18 +38,20 @@ export interface ServerDependencies {
 }
 
 export function buildServer(config: CorralConfig, dependencies: ServerDependencies): FastifyInstance {
-  const app = Fastify({ bodyLimit: config.server.bodyLimitBytes, logger: dependencies.logger ?? false, forceCloseConnections: 'idle' });
+  const app = Fastify({ bodyLimit: config.server.bodyLimitBytes, logger: dependencies.logger ?? false, forceCloseConnections: 'idle', ...serverLimitOptions(config.server) });
   // hostStats runs only at scrape time, after `host` exists.
   const metrics: CorralMetrics = new CorralMetrics({ poolStats: () => dependencies.pool?.stats() ?? [], hostStats: (): Record<string, number> => host.stats() });
+  const quotas = principalQuotas(config.server, metrics);
   const host: ToolServerHost = new ToolServerHost({
     catalog: dependencies.environments,
-    sandboxSource: dependencies.sandboxSource,
+    sandboxSource: quotas.limitLeases(dependencies.sandboxSource),
     idleTtlMs: config.server.idleTtlMs,
     maxRequestBodySize: config.server.bodyLimitBytes,
     observer: metrics,
     onError: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
   });
-  app.decorate('corral', { config, host, metrics, resolvePrincipal: dependencies.resolvePrincipal ?? principalFromBearerToken });
+  app.decorate('corral', { config, host, metrics, quotas, resolvePrincipal: dependencies.resolvePrincipal ?? principalFromBearerToken });
+  addConnectionLimits(app, config.server, metrics);
 
   addRequestGuardHooks(app, config.server);
   addErrorReplies(app, config.server.bodyLimitBytes);

@@ -3,12 +3,14 @@ import type { CorralConfig } from '../config/load-config.js';
 import type { ToolServerHost } from '../mcp/tool-server-host.js';
 import type { CorralMetrics } from './corral-metrics.js';
 import type { PrincipalResolver } from './principal.js';
+import type { PrincipalQuotas } from './principal-quotas.js';
 
 export interface CorralDecorations {
   config: CorralConfig;
   host: ToolServerHost;
   metrics: CorralMetrics;
   resolvePrincipal: PrincipalResolver;
+  quotas: PrincipalQuotas;
 }
 
 declare module 'fastify' {

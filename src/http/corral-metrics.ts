@@ -27,6 +27,7 @@ export class CorralMetrics implements ToolCallObserver {
   private readonly calls: Counter<'tool' | 'outcome'>;
   private readonly durations: Histogram<'tool'>;
   private readonly errors: Counter<'tool' | 'code'>;
+  private readonly refusals: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -74,6 +75,16 @@ export class CorralMetrics implements ToolCallObserver {
       registers,
     });
     this.errors = new Counter({ name: 'corral_tool_errors_total', help: 'Tool calls that did not succeed, by tool and error code.', labelNames: ['tool', 'code'], registers });
+    this.refusals = new Counter({
+      name: 'corral_server_refusals_total',
+      help: 'Requests and connections refused or closed by a server limit, by reason (a quota setting name, connection_refused, connection_evicted, first_request_timeout, slow_reader_closed).',
+      labelNames: ['reason'],
+      registers,
+    });
+  }
+
+  refused(reason: string): void {
+    this.refusals.inc({ reason });
   }
 
   toolCallFinished(record: ToolCallRecord): void {

@@ -1,12 +1,16 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CorralError } from '../core/errors.js';
 import { jsonRpcErrorBody } from './request-guards.js';
 
 /**
  * Errors fastify raises before a route runs, answered as JSON-RPC error bodies so MCP clients can read
- * them: an oversized body is 413 (never a half-read request), unknown paths 404.
+ * them: an oversized body is 413 (never a half-read request), unknown paths 404. A full quota is 429 with
+ * the corral code, as JSON-RPC on /mcp routes and as {error} like every other /v1 refusal elsewhere.
  */
 export function addErrorReplies(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (CorralError.isInstance(error) && error.code === 'HTTP_ERR_QUOTA_EXCEEDED') return replyQuotaExceeded(request, reply, error);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(jsonRpcErrorBody(`Request body too large: the limit is ${bodyLimitBytes} bytes`));
     }
@@ -16,4 +20,36 @@ export function addErrorReplies(app: FastifyInstance, bodyLimitBytes: number): v
     return reply.code(status).send(jsonRpcErrorBody(message, status >= 500 ? -32603 : -32600));
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(jsonRpcErrorBody(`Not found: ${request.method} ${request.url.split('?')[0]}`)));
+}
+
+function replyQuotaExceeded(request: FastifyRequest, reply: FastifyReply, error: CorralError) {
+  reply.code(429);
+  if (request.url.startsWith('/mcp/')) return reply.send(jsonRpcErrorBody(error.message, -32000, { code: error.code, ...error.details }));
+  return reply.send({ error: { code: error.code, message: error.message, ...error.details } });
+}
+
+/**
+ * Errors fastify answers without the error handler: a path parameter longer than maxParamLength (414) and
+ * a malformed URL (400). Passed as the frameworkErrors option.
+ */
+export function frameworkErrorReply(error: FastifyError, _request: unknown, reply: unknown): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : (error.statusCode ?? 400);
+  const message = status === 414 ? 'URI too long: a path segment exceeds the length limit' : error.message;
+  void (reply as FastifyReply).code(status).send(jsonRpcErrorBody(message, -32600));
+}
+
+/**
+ * Errors Node raises on the socket before any request exists: a request that timed out (408), headers too
+ * large (431) or unparsable (400). Passed as the clientErrorHandler option. Written only when no response
+ * has started on the socket; the socket is closed either way.
+ */
+export function clientErrorReply(error: Error & { code?: string }, socket: Socket): void {
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const message = status === 408 ? 'Request timeout: the request did not arrive in time' : status === 431 ? 'Request headers too large' : 'Bad request';
+  const responseStarted = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !responseStarted && error.code !== 'ECONNRESET') {
+    const body = JSON.stringify(jsonRpcErrorBody(message, -32600));
+    socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

@@ -3,7 +3,7 @@
  * 2026-era clients one per request; /mcp/:env/:id serves clients of either era with the handle's
  * sandboxes. All protocol work happens in the SDK via ToolServerHost; this plugin only adapts fastify.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonRpcErrorBody } from './request-guards.js';
 import { fastToolCallRequest } from './fast-tool-call.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
@@ -11,7 +11,7 @@ import { disconnectSignal, toWebRequest } from './web-exchange.js';
 const METHODS = ['GET', 'POST', 'DELETE'];
 
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const { host, resolvePrincipal } = app.corral;
+  const { host, resolvePrincipal, quotas } = app.corral;
   // Bodies reach the SDK as raw text, so malformed JSON gets a JSON-RPC parse error and a wrong media type the SDK's 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -22,10 +22,17 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
+      const principal = resolvePrincipal(request.headers, request.ip);
       const fast = fastToolCallRequest(request);
-      const answered = fast && host.fastToolCall(environment, fast.sessionId, resolvePrincipal(request.headers), fast.message, disconnectSignal(reply));
+      const answered = fast && quotas.runAs(principal, () => host.fastToolCall(environment, fast.sessionId, principal, fast.message, disconnectSignal(reply)));
       if (fast && answered) return reply.header('content-type', 'application/json').header('mcp-session-id', fast.sessionId).send(JSON.stringify(await answered));
-      return reply.send(await host.handleEnvironmentRequest(environment, toWebRequest(request, reply), resolvePrincipal(request.headers)));
+      // An initialize without a session id opens a 2025-era session: held as pending until the store counts it.
+      const releaseSession = opensSession(request) ? quotas.take('maxSessionsPerPrincipal', principal, host.ownedBy(principal).legacySessions) : undefined;
+      try {
+        return reply.send(await quotas.runAs(principal, () => host.handleEnvironmentRequest(environment, toWebRequest(request, reply), principal)));
+      } finally {
+        releaseSession?.();
+      }
     },
   });
 
@@ -35,9 +42,20 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}`));
-      const response = await host.handleSandboxRequest(environment, request.params.id, toWebRequest(request, reply), resolvePrincipal(request.headers));
+      const principal = resolvePrincipal(request.headers, request.ip);
+      const response = await quotas.runAs(principal, () => host.handleSandboxRequest(environment, request.params.id, toWebRequest(request, reply), principal));
       if (!response) return reply.code(404).send(jsonRpcErrorBody(`no sandbox ${request.params.id} for environment ${request.params.env}`));
       return reply.send(response);
     },
   });
+}
+
+function opensSession(request: FastifyRequest): boolean {
+  if (request.method !== 'POST' || request.headers['mcp-session-id'] !== undefined || typeof request.body !== 'string' || !request.body.includes('initialize')) return false;
+  try {
+    const message = JSON.parse(request.body) as { method?: unknown } | null;
+    return typeof message === 'object' && message !== null && !Array.isArray(message) && message.method === 'initialize';
+  } catch {
+    return false;
+  }
 }

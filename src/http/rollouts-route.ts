@@ -30,6 +30,7 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
   app.post('/v1/rollouts', async (request, reply) => {
     const parsed = rolloutRequestSchema.safeParse(request.body);
     if (!parsed.success) return reply.code(400).send(invalidRequestBody(parsed.error));
+    const releaseQuota = app.corral.quotas.take('maxRolloutRequestsPerPrincipal', app.corral.resolvePrincipal(request.headers, request.ip));
     const controller = new AbortController();
     // 'close' before the response finished means the client went away (or the socket broke).
     reply.raw.on('close', () => {
@@ -52,6 +53,7 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
       return reply;
     } finally {
       running.delete(entry);
+      releaseQuota();
       finish();
     }
   });

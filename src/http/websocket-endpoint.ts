@@ -13,7 +13,7 @@ import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAn
 const WEBSOCKET_PATH = /^\/ws\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 export function addWebSocketEndpoint(app: FastifyInstance): void {
-  const { config, host, resolvePrincipal } = app.corral;
+  const { config, host, resolvePrincipal, quotas } = app.corral;
   const hosts = allowedHostnames(config.server);
   const origins = allowedOriginHostnames(config.server);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: config.server.bodyLimitBytes });
@@ -25,11 +25,17 @@ export function addWebSocketEndpoint(app: FastifyInstance): void {
     if (refusal) return refuse(socket, refusal.status, refusal.message);
     const environment = host.environment(decodeURIComponent(match[1]!));
     if (!environment) return refuse(socket, 404, `no environment named ${match[1]}`);
-    const principal = resolvePrincipal(request.headers);
+    const principal = resolvePrincipal(request.headers, request.socket.remoteAddress);
     const handleId = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
     if (handleId !== undefined && !host.describeHandle(handleId, principal)) return refuse(socket, 404, `no sandbox ${handleId}`);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      const connection = host.serveConnection(environment, new WebSocketServerTransport(webSocket, underlyingStream(webSocket)), { principal, ...(handleId === undefined ? {} : { handleId }) });
+      const stream = underlyingStream(webSocket);
+      const transport = new WebSocketServerTransport(webSocket, {
+        ...(stream ? { stream } : {}),
+        maxBufferedBytes: config.server.maxBufferedBytesPerConnection,
+        dispatch: (deliver) => quotas.runAs(principal, deliver),
+      });
+      const connection = host.serveConnection(environment, transport, { principal, ...(handleId === undefined ? {} : { handleId }) });
       // The handle can vanish between the check above and the handshake.
       if (!connection) return webSocket.close(1008, 'sandbox not found');
       webSocket.on('close', () => void connection.close());
@@ -52,5 +58,5 @@ function refuse(socket: Duplex, status: number, message: string): void {
 /** ws keeps its net.Socket on a private field; batching frames needs it, and everything still works without it. */
 function underlyingStream(webSocket: object): CorkableStream | undefined {
   const stream = (webSocket as { _socket?: Partial<CorkableStream> })._socket;
-  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as CorkableStream) : undefined;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' && typeof stream.once === 'function' ? (stream as CorkableStream) : undefined;
 }

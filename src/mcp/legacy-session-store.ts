@@ -40,6 +40,13 @@ export class LegacySessionStore {
     return this.sessions.size;
   }
 
+  /** Open sessions of one principal, for its quota. */
+  countOwnedBy(principal: string): number {
+    let count = 0;
+    for (const session of this.sessions.values()) if (session.principal === principal) count++;
+    return count;
+  }
+
   async handle(environment: Environment, request: Request, principal: string): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {

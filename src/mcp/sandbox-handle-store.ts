@@ -26,6 +26,13 @@ export class SandboxHandleStore<Extra> {
     return this.records.size;
   }
 
+  /** Live handles of one principal, for its quota. */
+  countOwnedBy(principal: string): number {
+    let count = 0;
+    for (const record of this.records.values()) if (record.principal === principal) count++;
+    return count;
+  }
+
   add(environment: Environment, principal: string, sandboxes: LazySandboxes, makeExtra: (id: string) => Extra): SandboxHandleRecord<Extra> {
     const id = newId('sbx');
     const record = { id, environment, principal, sandboxes, createdAtMs: Date.now(), extra: makeExtra(id) };

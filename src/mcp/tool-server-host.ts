@@ -139,6 +139,11 @@ export class ToolServerHost {
     return connection;
   }
 
+  /** What one principal holds, for per-principal quotas. */
+  ownedBy(principal: string): { legacySessions: number; handles: number } {
+    return { legacySessions: this.legacySessions.countOwnedBy(principal), handles: this.handles.countOwnedBy(principal) };
+  }
+
   stats(): { legacySessions: number; handles: number; transientSandboxSets: number; connections: number } {
     return { legacySessions: this.legacySessions.size, handles: this.handles.size, transientSandboxSets: this.transient.size, connections: this.connections.size };
   }

@@ -13,12 +13,27 @@ export interface MessageSocket {
   on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
   on(event: 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Bytes queued but not yet sent. */
+  readonly bufferedAmount: number;
+  /** Stop and restart reading frames (ws pauses the socket under it). */
+  pause(): void;
+  resume(): void;
 }
 
 /** The byte stream under the WebSocket (ws's net.Socket); corking it lets one write carry many frames. */
 export interface CorkableStream {
   cork(): void;
   uncork(): void;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+export interface WebSocketTransportOptions {
+  /** When given, batches the frames sent within one event-loop turn into one socket write, and resumes reading on drain. */
+  stream?: CorkableStream;
+  /** While more than this is queued unsent, no further frames are read: a client that does not read stops being served. */
+  maxBufferedBytes?: number;
+  /** Wraps the delivery of each received message (the endpoint charges the work to the connection's principal). */
+  dispatch?: (deliver: () => void) => void;
 }
 
 const OPEN = 1;
@@ -31,12 +46,15 @@ export class WebSocketServerTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private closed = false;
   private corked = false;
+  private pausedForBackpressure = false;
+  private readonly stream: CorkableStream | undefined;
 
-  /** `stream`, when given, batches the frames sent within one event-loop turn into one socket write. */
   constructor(
     private readonly socket: MessageSocket,
-    private readonly stream?: CorkableStream,
-  ) {}
+    private readonly options: WebSocketTransportOptions = {},
+  ) {
+    this.stream = options.stream;
+  }
 
   async start(): Promise<void> {
     this.socket.on('message', (data, isBinary) => this.receive(data, isBinary));
@@ -47,7 +65,9 @@ export class WebSocketServerTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.socket.readyState !== OPEN) return Promise.reject(new Error('the WebSocket is closed'));
     this.corkUntilNextTurn();
-    return new Promise((resolve, reject) => this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve())));
+    const sent = new Promise<void>((resolve, reject) => this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve())));
+    this.pauseIfOverBound();
+    return sent;
   }
 
   async close(): Promise<void> {
@@ -71,7 +91,23 @@ export class WebSocketServerTransport implements Transport {
       const id = (parsed as { id?: unknown } | null)?.id;
       return this.replyError(INVALID_REQUEST, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
     }
-    this.onmessage?.(message);
+    if (this.options.dispatch) this.options.dispatch(() => this.onmessage?.(message));
+    else this.onmessage?.(message);
+  }
+
+  // Answers of requests already read may still overshoot the bound; the server closes a socket that stays above it.
+  private pauseIfOverBound(): void {
+    const bound = this.options.maxBufferedBytes;
+    if (bound === undefined || this.pausedForBackpressure || !this.stream || this.socket.bufferedAmount <= bound) return;
+    this.pausedForBackpressure = true;
+    this.socket.pause();
+    const resumeWhenDrained = () => {
+      if (this.closed) return;
+      if (this.socket.bufferedAmount > bound) return void this.stream?.once('drain', resumeWhenDrained);
+      this.pausedForBackpressure = false;
+      this.socket.resume();
+    };
+    this.stream.once('drain', resumeWhenDrained);
   }
 
   // With many calls in flight, one write per frame costs more than the frames: hold them until the loop turns.

@@ -1,22 +1,23 @@
 /**
  * `corral eval <env|path>`: runs an agent on an environment's examples with bounded concurrency and writes
- * results.jsonl + metadata.json (vf-eval layout). Ctrl-C cancels cleanly (every sandbox released); --resume DIR
- * finishes an interrupted run without losing or duplicating rollouts.
+ * results.jsonl + metadata.json (vf-eval layout). metadata.json holds the whole run command, its status (kept
+ * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
+ * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load-config.js';
-import { CorralError } from '../../core/errors.js';
-import { builtInEnvironments, loadEnvironment } from '../../runner/environments/index.js';
+import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
+import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
-import { createAgent } from '../eval/agent-factory.js';
-import { parseEvalOptions } from '../eval/eval-options.js';
+import { corralBuild } from '../eval/corral-build.js';
+import { type RunStatus, evalExitCode } from '../eval/eval-exit.js';
+import { maxErrorsLimit, parseEvalOptions } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
-import { loadModuleAgents } from '../eval/module-agents.js';
+import { runPreflight } from '../eval/preflight.js';
+import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
-import { defaultRunDirectory, resolveRunDirectory } from '../eval/run-directory.js';
-import { formatSummary, summarise } from '../eval/run-summary.js';
+import { thisWriter } from '../eval/run-liveness.js';
+import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -24,16 +25,18 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description('run an agent on an environment and write scored trajectories (results.jsonl + metadata.json)')
-    .argument('<env>', 'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...})')
+    // Usage errors reach main(), which exits 2 (could not start) instead of commander's 1 (which means "errored rollouts" here).
+    .exitOverride()
+    .argument('[env]', 'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...}); not needed with --resume')
     .option('--agent <name>', 'openai | baseline | oracle | empty | an agent the environment module exports (default: openai with --model, else the environment\'s built-in agent)')
-    .option('-m, --model <name>', 'model name for the openai agent')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1')
-    .option('--api-key <key>', 'API key (default: OPENAI_API_KEY)')
-    .option('-n, --num-examples <n>', 'examples to run (-1: all)', '-1')
-    .option('-r, --rollouts-per-example <r>', 'rollouts per example (group size for GRPO statistics)', '1')
+    .option('-m, --model <name>', 'model name for the openai agent (needs --base-url)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (or set OPENAI_BASE_URL)')
+    .option('--api-key <key>', 'API key (default: OPENAI_API_KEY; never written to metadata.json)')
+    .option('-n, --num-examples <n>', 'examples to run (-1: all; default -1)')
+    .option('-r, --rollouts-per-example <r>', 'rollouts per example (group size for GRPO statistics and pass@k; default 1)')
     .option('-c, --concurrency <c>', 'rollouts in flight at once', '32')
     .option('--out <dir>', 'output directory (default runs/<env>--<model>/<run-id>)')
-    .option('--resume <dir>', 'finish an interrupted run in this directory')
+    .option('--resume <dir>', 'finish an interrupted run in this directory, with the settings stored in its metadata.json')
     .option('--seed <s>', 'sampling seed (rollout i gets seed + i)')
     .option('--corpus <path>', 'wiki corpus (pages.jsonl or a folder of .md); repeatable', collect)
     .option('--questions <path>', 'questions JSONL for wiki-search')
@@ -42,26 +45,29 @@ export function registerEvalCommand(program: Command): void {
     .option('--max-turns <n>', 'override the environment\'s max turns')
     .option('--backend <name>', 'sandbox backend: auto | docker | process')
     .option('--data-dir <dir>', 'evaluation data directory (default CORRAL_DATA_DIR)')
-    .option('--no-progress', 'no progress bar')
-    .action(async (environmentArgument: string, rawOptions: Record<string, unknown>) => {
+    .option('--max-errors <n|p%>', 'stop early (exit 3) once more than n rollouts, or p% of the run\'s rollouts, have errored')
+    .option('--model-timeout <s>', 'seconds per model request attempt', '600')
+    .option('--model-retries <n>', 'retries per model request after the first attempt (429, 5xx, timeouts, connection errors)', '4')
+    .option('--no-preflight', 'skip the checks before the first rollout (dataset, agent fits the environment, model endpoint answers)')
+    .option('--no-progress', 'no progress bar or progress lines')
+    .option('--progress-interval <s>', 'seconds between progress lines when stderr is not a terminal', '5')
+    .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
-      const config = loadConfig({ flags: { backend: options.backend, dataDir: options.dataDir } });
       const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
-      const loaded = await loadEnvironment(environmentArgument);
-      const environment = options.maxTurns ? Object.freeze({ ...loaded, maxTurns: options.maxTurns }) : loaded;
-      const agent = createAgent(options, environment.name, await loadModuleAgents(environmentArgument, Object.keys(builtInEnvironments)));
-      const args = { corpus: options.corpus, questions: options.questions, dataset: options.dataset };
-      const allExamples = await environment.dataset({ args, dataDir: config.data.dataDir });
-      const examples = options.numExamples < 0 ? allExamples : allExamples.slice(0, options.numExamples);
-
-      const directory = options.resume ? resolveRunDirectory(options.resume) : options.out ? resolveRunDirectory(options.out) : defaultRunDirectory(environment.name, agent.model);
-      if (options.resume && !existsSync(directory)) throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: no such run directory`);
+      const run = await prepareRun(options, environmentArgument, log);
+      const { command, environment, agent, examples, directory, previous } = run;
+      const rolloutsPerExample = command.rollouts_per_example;
+      if (options.preflight) {
+        const endpoint = agent instanceof OpenAIAgent ? { baseURL: agent.baseURL, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY', model: agent.model } : undefined;
+        await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
+      }
       const writer = ResultsWriter.open(directory);
-      const previous = writer.readMetadata();
-      if (options.resume && previous) checkResumable(previous, environment.name, agent.model, options.rolloutsPerExample);
-
-      const { runtime, tools } = await openEnvironmentTools(environment, config, { ...(options.corpus ? { corpus: options.corpus } : {}), log });
+      const { runtime, tools } = await openEnvironmentTools(environment, run.config, { ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}), log }).catch((error: unknown) => {
+        writer.close();
+        throw error;
+      });
       const controller = new AbortController();
+      let stoppedByMaxErrors = false;
       const onSignal = () => {
         if (controller.signal.aborted) process.exit(130);
         log('cancelling: finishing in-flight rollouts and releasing sandboxes (Ctrl-C again to quit at once)');
@@ -70,6 +76,7 @@ export function registerEvalCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       const startedAt = Date.now();
+      const plannedRollouts = examples.length * rolloutsPerExample;
       const metadata = {
         env_id: environment.name,
         env: environment.name,
@@ -77,60 +84,79 @@ export function registerEvalCommand(program: Command): void {
         agent: agent.name,
         backend: runtime.backend,
         num_examples: examples.length,
-        rollouts_per_example: options.rolloutsPerExample,
+        rollouts_per_example: rolloutsPerExample,
         sampling_args: agent.samplingArgs ?? {},
         max_concurrent: options.concurrency,
-        corral_version: '0.1.0',
-        date: new Date(startedAt).toISOString().slice(0, 10),
-        time: new Date(startedAt).toISOString().slice(11, 19),
+        ...corralBuild(),
+        command,
+        model_timeout_s: options.modelTimeout,
+        model_retries: options.modelRetries,
+        max_errors: options.maxErrors ?? null,
+        date: typeof previous?.date === 'string' ? previous.date : new Date(startedAt).toISOString().slice(0, 10),
+        time: typeof previous?.time === 'string' ? previous.time : new Date(startedAt).toISOString().slice(11, 19),
+        started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
+        ...thisWriter(),
       };
-      writer.writeMetadata({ ...previous, ...metadata, status: 'running' });
-      log(`${environment.name}: ${examples.length} examples x ${options.rolloutsPerExample} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}, ${writer.completed.size} already done -> ${directory}`);
-      const total = examples.length * options.rolloutsPerExample - writer.completed.size;
-      const progressDisplay = createProgressDisplay(total, options.progress && process.stderr.isTTY === true);
+      const alreadyDone = writer.completed.size;
+      let latest = { done: 0, errored: 0 };
+      const heartbeat = () => writer.writeMetadata({ ...metadata, status: 'running', updated_at: new Date().toISOString(), progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored } });
+      heartbeat();
+      const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
+      heartbeatTimer.unref();
+      log(`${environment.name}: ${examples.length} examples x ${rolloutsPerExample} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}, ${alreadyDone} already done -> ${directory}`);
+      const total = plannedRollouts - alreadyDone;
+      const errorLimit = maxErrorsLimit(options.maxErrors, plannedRollouts);
+      const progressDisplay = createProgressDisplay(total, { enabled: options.progress, tty: process.stderr.isTTY === true, intervalS: options.progressInterval });
       try {
         await runEvaluation({
           environment,
           agent,
           tools,
           examples,
-          rolloutsPerExample: options.rolloutsPerExample,
+          rolloutsPerExample,
           concurrency: options.concurrency,
           abortSignal: controller.signal,
           skip: writer.completed,
-          ...(options.seed === undefined ? {} : { seed: options.seed }),
+          existing: writer.existing,
+          ...(command.seed === null ? {} : { seed: command.seed }),
           onGroup: (records) => writer.append(records),
-          onProgress: (progress) => progressDisplay.update(progress),
+          onProgress: (progress) => {
+            latest = progress;
+            progressDisplay.update(progress);
+            if (progress.errored > errorLimit && !controller.signal.aborted) {
+              stoppedByMaxErrors = true;
+              log(`stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); in-flight rollouts are cancelled and --resume redoes them`);
+              controller.abort();
+            }
+          },
         });
       } finally {
+        clearInterval(heartbeatTimer);
         progressDisplay.stop();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         await runtime.close();
         writer.close();
       }
-      const summary = summarise(ResultsWriter.open(directory).existing);
-      const complete = summary.rollouts === examples.length * options.rolloutsPerExample;
-      writer.writeMetadata({
-        ...metadata,
-        status: controller.signal.aborted ? 'cancelled' : complete ? 'complete' : 'incomplete',
-        time_ms: Date.now() - startedAt,
-        avg_reward: summary.avg_reward,
-        ...Object.fromEntries(Object.entries(summary.metrics).map(([name, value]) => [`avg_${name}`, value])),
-        rollouts: summary.rollouts,
-        errored: summary.errored,
-        errors_by_code: summary.errorsByCode,
-      });
-      process.stdout.write(`${formatSummary(summary, directory)}\n`);
-      if (controller.signal.aborted) process.exitCode = 130;
+      const status = finish(directory, metadata, { startedAt, plannedRollouts, rolloutsPerExample, stoppedByMaxErrors, cancelled: controller.signal.aborted, log });
+      process.exitCode = status;
     });
 }
 
-function checkResumable(previous: Record<string, unknown>, environment: string, model: string, rolloutsPerExample: number): void {
-  const mismatches = [
-    previous.env_id !== environment ? `env ${String(previous.env_id)} != ${environment}` : '',
-    previous.model !== model ? `model ${String(previous.model)} != ${model}` : '',
-    previous.rollouts_per_example !== rolloutsPerExample ? `rollouts_per_example ${String(previous.rollouts_per_example)} != ${rolloutsPerExample}` : '',
-  ].filter(Boolean);
-  if (mismatches.length) throw new CorralError('RUNNER_ERR_RESUME_MISMATCH', `cannot resume: ${mismatches.join(', ')}`);
+/** Restates group statistics, writes the final metadata.json and the summary; returns the exit status. */
+function finish(directory: string, metadata: Record<string, unknown>, run: { startedAt: number; plannedRollouts: number; rolloutsPerExample: number; stoppedByMaxErrors: boolean; cancelled: boolean; log: (line: string) => void }): number {
+  // Records written before a resume (or a group cut by SIGKILL) carry statistics of part of their group.
+  const { records, changed } = restateGroupStats(ResultsWriter.readRecords(directory));
+  if (changed) {
+    ResultsWriter.replaceRecords(directory, records);
+    run.log('restated group statistics over whole groups (records written before the resume saw part of their group)');
+  }
+  const summary = summarise(records, run.rolloutsPerExample);
+  const complete = summary.rollouts === run.plannedRollouts;
+  const status: RunStatus = run.stoppedByMaxErrors ? 'stopped' : run.cancelled ? 'cancelled' : complete ? 'complete' : 'incomplete';
+  ResultsWriter.writeMetadataTo(directory, { ...metadata, status, updated_at: new Date().toISOString(), time_ms: Date.now() - run.startedAt, ...summaryMetadata(summary) });
+  process.stdout.write(`${formatSummary(summary, directory)}\n`);
+  if (summary.errored > 0) run.log(`${summary.errored} of ${summary.rollouts} rollouts errored (errors by code above)`);
+  if (status !== 'complete' && status !== 'cancelled' && status !== 'stopped') run.log(`run incomplete: ${summary.rollouts} of ${run.plannedRollouts} rollouts written; --resume ${directory} continues it`);
+  return evalExitCode(status, summary.errored);
 }

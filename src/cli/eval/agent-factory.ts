@@ -6,19 +6,37 @@ import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import { builtInAgentNotes, builtInAgents } from '../../runner/agents/baseline-agents.js';
 import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
-import type { EvalOptions } from './eval-options.js';
 import type { AgentFactories } from './module-agents.js';
-import { parseSamplingArgs } from './eval-options.js';
 
-export function createAgent(options: EvalOptions, environmentName: string, moduleAgents: AgentFactories = {}): Agent {
-  const name = options.agent ?? (options.model ? 'openai' : defaultBuiltIn(environmentName, moduleAgents));
+export interface AgentChoice {
+  agent: string;
+  model: string | null;
+  baseUrl: string | null;
+  apiKey?: string;
+  samplingArgs: Record<string, unknown>;
+  modelTimeoutS: number;
+  modelRetries: number;
+}
+
+/** The agent's name: --agent, else openai with --model, else the environment's built-in. */
+export function chooseAgentName(agent: string | undefined, model: string | undefined, environmentName: string, moduleAgents: AgentFactories): string {
+  return agent ?? (model ? 'openai' : defaultBuiltIn(environmentName, moduleAgents));
+}
+
+export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = {}, log: (line: string) => void = () => undefined): Agent {
+  const name = choice.agent;
   if (name === 'openai') {
-    if (!options.model) throw new CorralError('CFG_ERR_INVALID', '--agent openai needs --model (and usually --base-url; the key comes from --api-key or OPENAI_API_KEY)');
+    if (!choice.model) throw new CorralError('CFG_ERR_INVALID', '--agent openai needs --model and --base-url (the key comes from --api-key or OPENAI_API_KEY)');
+    const baseURL = choice.baseUrl ?? endpointFromEnvironment(choice.model);
+    const keySource = choice.apiKey ? '--api-key' : process.env['OPENAI_API_KEY'] ? 'OPENAI_API_KEY' : 'none (sent as EMPTY)';
+    log(`model ${choice.model} at ${baseURL} (key: ${keySource}; ${choice.modelTimeoutS} s per attempt, ${choice.modelRetries} retries)`);
     return new OpenAIAgent({
-      model: options.model,
-      ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      samplingArgs: parseSamplingArgs(options.sampling),
+      model: choice.model,
+      baseURL,
+      ...(choice.apiKey ? { apiKey: choice.apiKey } : {}),
+      samplingArgs: choice.samplingArgs,
+      requestTimeoutMs: choice.modelTimeoutS * 1000,
+      maxRetries: choice.modelRetries,
     });
   }
   const factory = (Object.hasOwn(moduleAgents, name) ? moduleAgents[name] : undefined) ?? builtInAgents[name];
@@ -26,6 +44,18 @@ export function createAgent(options: EvalOptions, environmentName: string, modul
   const agent = factory();
   if (typeof agent?.run !== 'function') throw new CorralError('ENV_ERR_INVALID_MODULE', `agents.${name}() did not return an agent (an object with run())`);
   return agent;
+}
+
+/** Agents fit for an environment, for the message that refuses a mismatched one. */
+export function agentsFor(environmentName: string, moduleAgents: AgentFactories): string[] {
+  return [...Object.keys(moduleAgents), ...Object.entries(builtInAgentNotes).filter(([, note]) => note.environments.includes(environmentName)).map(([name]) => name), 'openai'];
+}
+
+/** Never a vendor API by accident: without --base-url only an explicit OPENAI_BASE_URL names the endpoint. */
+function endpointFromEnvironment(model: string): string {
+  const fromEnvironment = process.env['OPENAI_BASE_URL'];
+  if (fromEnvironment) return fromEnvironment;
+  throw new CorralError('CFG_ERR_INVALID', `--model ${model} needs --base-url: corral does not guess an endpoint. E.g. --base-url http://localhost:8000/v1 (vLLM, SGLang) or --base-url https://api.openai.com/v1 (OpenAI; key from --api-key or OPENAI_API_KEY)`);
 }
 
 function defaultBuiltIn(environmentName: string, moduleAgents: AgentFactories): string {

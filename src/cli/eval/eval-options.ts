@@ -1,4 +1,4 @@
-/** Flags of `corral eval`, parsed by commander and checked once here with zod. */
+/** Flags of `corral eval`, parsed by commander and checked once here with zod; messages name flags as typed. */
 import { z } from 'zod';
 import { CorralError } from '../../core/errors.js';
 
@@ -8,8 +8,8 @@ const evalOptionsSchema = z
     model: z.string().optional(),
     baseUrl: z.string().url().optional(),
     apiKey: z.string().optional(),
-    numExamples: z.coerce.number().int().min(-1).default(-1),
-    rolloutsPerExample: z.coerce.number().int().min(1).default(1),
+    numExamples: z.coerce.number().int().min(-1).optional(),
+    rolloutsPerExample: z.coerce.number().int().min(1).optional(),
     concurrency: z.coerce.number().int().min(1).default(32),
     out: z.string().optional(),
     resume: z.string().optional(),
@@ -22,15 +22,35 @@ const evalOptionsSchema = z
     backend: z.enum(['auto', 'docker', 'process']).optional(),
     dataDir: z.string().optional(),
     progress: z.boolean().default(true),
+    /** Seconds between progress lines when stderr is not a terminal. */
+    progressInterval: z.coerce.number().positive().default(5),
+    preflight: z.boolean().default(true),
+    maxErrors: z
+      .string()
+      .regex(/^(\d+|\d+(\.\d+)?%)$/, 'a count (e.g. 10) or a percentage of the run\'s rollouts (e.g. 5%)')
+      .optional(),
+    /** Seconds per model request attempt. */
+    modelTimeout: z.coerce.number().positive().default(600),
+    /** Retries per model request after the first attempt. */
+    modelRetries: z.coerce.number().int().min(0).default(4),
   })
   .passthrough();
 
 export type EvalOptions = z.output<typeof evalOptionsSchema>;
 
+/** `numExamples` -> `--num-examples`: what the user typed, never the internal key. */
+export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+
 export function parseEvalOptions(raw: Record<string, unknown>): EvalOptions {
   const parsed = evalOptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new CorralError('CFG_ERR_INVALID', `corral eval: ${parsed.error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success) throw new CorralError('CFG_ERR_INVALID', `corral eval: ${parsed.error.issues.map((issue) => `${flagName(String(issue.path[0]))}: ${issue.message}`).join('; ')}`);
   return parsed.data;
+}
+
+/** The run stops once more rollouts than this have errored (in this invocation). */
+export function maxErrorsLimit(text: string | undefined, totalRollouts: number): number {
+  if (text === undefined) return Number.POSITIVE_INFINITY;
+  return text.endsWith('%') ? Math.floor((Number(text.slice(0, -1)) / 100) * totalRollouts) : Number(text);
 }
 
 export function parseSamplingArgs(text: string | undefined): Record<string, unknown> {

@@ -1,38 +1,95 @@
-/** Averages over results.jsonl records, for metadata.json (vf-eval's avg_reward, avg_<metric>) and the summary table. */
+/**
+ * Over results.jsonl records, for metadata.json (vf-eval's avg_reward, avg_<metric>, plus corral's counts) and
+ * the summary table: errors by code with one sample message each, truncations, token totals and pass@k.
+ */
+import type { TokenUsage } from '../../runner/trajectory/messages.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import { passAtKByK } from './pass-at-k.js';
 
 export interface RunSummary {
   rollouts: number;
   errored: number;
+  /** Rollouts whose model hit its token limit (finish_reason "length"). */
+  truncated: number;
   avg_reward: number | null;
   metrics: Record<string, number>;
   errorsByCode: Record<string, number>;
+  /** The first message seen per error code, so the summary says what went wrong, not only how often. */
+  errorSamples: Record<string, string>;
+  /** Summed over every rollout that reported usage; null when none did. */
+  usage: TokenUsage | null;
+  passAtK: Record<string, number> | null;
 }
 
-export function summarise(records: readonly ResultRecord[]): RunSummary {
+export function summarise(records: readonly ResultRecord[], rolloutsPerExample = 1): RunSummary {
   const scored = records.filter((record) => record.reward !== null && !record.error);
   const metricSums: Record<string, number> = {};
   for (const record of scored) for (const [name, value] of Object.entries(record.metrics)) metricSums[name] = (metricSums[name] ?? 0) + value;
   const errorsByCode: Record<string, number> = {};
-  for (const record of records) if (record.error) errorsByCode[record.error.code] = (errorsByCode[record.error.code] ?? 0) + 1;
+  const errorSamples: Record<string, string> = {};
+  for (const record of records) {
+    if (!record.error) continue;
+    errorsByCode[record.error.code] = (errorsByCode[record.error.code] ?? 0) + 1;
+    errorSamples[record.error.code] ??= record.error.message;
+  }
   return {
     rollouts: records.length,
     errored: records.length - scored.length,
+    truncated: records.filter((record) => record.truncated === true).length,
     avg_reward: scored.length ? scored.reduce((sum, record) => sum + record.reward!, 0) / scored.length : null,
     metrics: Object.fromEntries(Object.entries(metricSums).map(([name, sum]) => [name, sum / scored.length])),
     errorsByCode,
+    errorSamples,
+    usage: totalUsage(records),
+    passAtK: passAtKByK(records, rolloutsPerExample),
+  };
+}
+
+function totalUsage(records: readonly ResultRecord[]): TokenUsage | null {
+  let total: TokenUsage | null = null;
+  for (const record of records) {
+    if (!record.usage) continue;
+    total ??= { prompt_tokens: 0, completion_tokens: 0 };
+    total.prompt_tokens += record.usage.prompt_tokens;
+    total.completion_tokens += record.usage.completion_tokens;
+    if (record.usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + record.usage.cached_tokens;
+  }
+  return total;
+}
+
+/** The summary's fields as metadata.json keys. */
+export function summaryMetadata(summary: RunSummary): Record<string, unknown> {
+  return {
+    avg_reward: summary.avg_reward,
+    ...Object.fromEntries(Object.entries(summary.metrics).map(([name, value]) => [`avg_${name}`, value])),
+    rollouts: summary.rollouts,
+    errored: summary.errored,
+    truncated: summary.truncated,
+    errors_by_code: summary.errorsByCode,
+    error_samples: summary.errorSamples,
+    usage: summary.usage,
+    pass_at_k: summary.passAtK,
   };
 }
 
 export function formatSummary(summary: RunSummary, directory: string): string {
+  const usage = summary.usage;
   const rows: [string, string][] = [
     ['rollouts', String(summary.rollouts)],
     ['errored', String(summary.errored)],
+    ['truncated', String(summary.truncated)],
     ['mean reward', summary.avg_reward === null ? '-' : summary.avg_reward.toFixed(4)],
     ...Object.entries(summary.metrics).map(([name, value]): [string, string] => [`mean ${name}`, value.toFixed(4)]),
-    ...Object.entries(summary.errorsByCode).map(([code, count]): [string, string] => [`error ${code}`, String(count)]),
+    ...Object.entries(summary.passAtK ?? {}).map(([k, value]): [string, string] => [`pass@${k}`, value.toFixed(4)]),
+    ...(usage ? [['tokens', `${usage.prompt_tokens} prompt (${usage.cached_tokens ?? '?'} cached), ${usage.completion_tokens} completion`] as [string, string]] : []),
+    ...Object.entries(summary.errorsByCode).map(([code, count]): [string, string] => [`error ${code}`, `${count}, e.g. ${oneLine(summary.errorSamples[code] ?? '')}`]),
     ['results', directory],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
 }
+
+const oneLine = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+};

@@ -25,5 +25,10 @@ export interface Agent {
   /** Model name as written into results (e.g. 'gpt-4.1-mini', 'baseline'). */
   readonly model: string;
   readonly samplingArgs?: Readonly<Record<string, unknown>>;
+  /**
+   * Names of the environments this agent is written for (the model-free agents know one dataset's shape). Absent:
+   * any environment. `corral eval` refuses a pairing outside the list before the first rollout.
+   */
+  readonly environments?: readonly string[];
   run(input: AgentRunInput): Promise<void>;
 }

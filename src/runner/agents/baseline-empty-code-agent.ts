@@ -8,6 +8,7 @@ import { submitSolution } from './oracle-code-agent.js';
 export class EmptyCodeAgent implements Agent {
   readonly name = 'empty';
   readonly model = 'empty';
+  readonly environments = ['python-code'] as const;
 
   async run(input: AgentRunInput): Promise<void> {
     const info = input.example.info ?? {};

@@ -26,6 +26,7 @@ export interface BaselineWikiOptions {
 export class BaselineWikiAgent implements Agent {
   readonly name = 'baseline';
   readonly model = 'baseline';
+  readonly environments = ['wiki-search'] as const;
   private readonly options: Required<BaselineWikiOptions>;
 
   constructor(options: BaselineWikiOptions = {}) {

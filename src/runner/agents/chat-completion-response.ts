@@ -4,7 +4,7 @@
  * tokens, and re-tokenising text does not give them back.
  */
 import { CorralError } from '../../core/errors.js';
-import type { ChatMessage, ToolCallRequest, TurnTokens } from '../trajectory/messages.js';
+import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from '../trajectory/messages.js';
 
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
@@ -13,6 +13,10 @@ export interface ModelTurn {
   /** The same array as message.tool_calls, empty when the model answered. */
   toolCalls: ToolCallRequest[];
   finishReason: string | null;
+  /** finish_reason "length": the reply was cut at the token limit. */
+  truncated: boolean;
+  /** The endpoint's `usage`, when it sent one. */
+  usage: TokenUsage | null;
   /** Null when the server sent no token ids or logprobs. */
   tokens: TurnTokens | null;
 }
@@ -29,8 +33,11 @@ export function readChatCompletion(body: unknown, turn: number): ModelTurn {
   const toolCalls = rawCalls.map((call, index) => toolCallRequest(call, turn, index));
   const content = typeof message['content'] === 'string' ? message['content'] : null;
   const assistant: AssistantMessage = toolCalls.length > 0 ? { role: 'assistant', content, tool_calls: toolCalls } : { role: 'assistant', content };
+  // vLLM and DeepSeek send reasoning beside the content (reasoning_content; some servers call it reasoning).
+  const reasoning = message['reasoning_content'] ?? message['reasoning'];
+  if (typeof reasoning === 'string' && reasoning !== '') assistant.reasoning_content = reasoning;
   const finishReason = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null;
-  return { message: assistant, toolCalls, finishReason, tokens: turnTokens(completion, choice) };
+  return { message: assistant, toolCalls, finishReason, truncated: finishReason === 'length', usage: tokenUsage(completion['usage']), tokens: turnTokens(completion, choice) };
 }
 
 function toolCallRequest(value: unknown, turn: number, index: number): ToolCallRequest {
@@ -55,6 +62,13 @@ function turnTokens(completion: Record<string, unknown>, choice: Record<string, 
   if (completionTokenIds) tokens.completionTokenIds = completionTokenIds;
   if (completionLogprobs) tokens.completionLogprobs = completionLogprobs;
   return Object.keys(tokens).length > 0 ? tokens : null;
+}
+
+function tokenUsage(value: unknown): TokenUsage | null {
+  const usage = asRecord(value);
+  if (!usage || typeof usage['prompt_tokens'] !== 'number' || typeof usage['completion_tokens'] !== 'number') return null;
+  const cached = asRecord(usage['prompt_tokens_details'])?.['cached_tokens'];
+  return { prompt_tokens: usage['prompt_tokens'], completion_tokens: usage['completion_tokens'], ...(typeof cached === 'number' ? { cached_tokens: cached } : {}) };
 }
 
 function numbers(value: unknown): number[] | undefined {

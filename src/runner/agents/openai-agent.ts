@@ -12,9 +12,10 @@ import type { Agent, AgentRunInput } from './agent.js';
 import { requestChatCompletion, type ModelRequestPolicy } from './chat-completion-request.js';
 import { readChatCompletion } from './chat-completion-response.js';
 import { executeToolCalls } from './execute-tool-calls.js';
-import { nestedErrorFetch } from './nested-error-fetch.js';
+import { type Fetch, nestedErrorFetch } from './nested-error-fetch.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
 import { agentPromptMessages } from './prompt-messages.js';
+import { answerWithoutReasoning } from './reasoning-text.js';
 
 /**
  * Sent as top-level request fields. Anything beyond the named ones is passed through untouched, e.g. vLLM's
@@ -44,6 +45,8 @@ export interface OpenAIAgentOptions {
   backoffBaseMs?: number;
   /** Ceiling of the doubling. Default 8_000. Retry-After from the server is honoured up to 60 s. */
   backoffMaxMs?: number;
+  /** How requests reach baseURL. Default: keep-alive node:http(s); the rollout API passes one guarded by its endpoint policy. */
+  fetch?: Fetch;
 }
 
 /** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
@@ -73,7 +76,7 @@ export class OpenAIAgent implements Agent {
       apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY',
       maxRetries: 0,
       timeout: Math.ceil(requestTimeoutMs),
-      fetch: nestedErrorFetch(nodeHttpFetch),
+      fetch: nestedErrorFetch(options.fetch ?? nodeHttpFetch),
     });
   }
 
@@ -99,11 +102,15 @@ export class OpenAIAgent implements Agent {
       const modelTurn = readChatCompletion(response, turn);
       recorder.event({ type: 'model-response', turn, durationMs: performance.now() - startedAt });
       if (modelTurn.tokens) recorder.tokens({ turn, ...modelTurn.tokens });
-      // One object in both places, so the trajectory is exactly the conversation the model is sent next.
+      if (modelTurn.usage) recorder.usage(modelTurn.usage);
+      // The trajectory keeps the reasoning; the conversation sent back omits it (DeepSeek refuses it, others ignore it).
       recorder.message(modelTurn.message);
-      conversation.push(modelTurn.message);
-      if (modelTurn.toolCalls.length === 0) {
-        recorder.answer(modelTurn.message.content ?? '');
+      const { reasoning_content: _reasoning, ...resent } = modelTurn.message;
+      conversation.push(resent);
+      // A reply cut at the token limit ends the rollout, as in verifiers: its tool calls may be cut too.
+      if (modelTurn.truncated) recorder.truncated();
+      if (modelTurn.toolCalls.length === 0 || modelTurn.truncated) {
+        recorder.answer(answerWithoutReasoning(modelTurn.message.content ?? ''));
         return;
       }
       const toolMessages = await executeToolCalls({ recorder, tools: input.tools, calls: modelTurn.toolCalls, turn, abortSignal });

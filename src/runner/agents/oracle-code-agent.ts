@@ -16,6 +16,7 @@ export async function submitSolution(input: AgentRunInput, code: string): Promis
 export class OracleCodeAgent implements Agent {
   readonly name = 'oracle';
   readonly model = 'oracle';
+  readonly environments = ['python-code'] as const;
 
   async run(input: AgentRunInput): Promise<void> {
     const reference = input.example.answer;

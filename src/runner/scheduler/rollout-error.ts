@@ -13,5 +13,6 @@ export function describeFailure(error: unknown, fallbackBoundary: FailureBoundar
     const code = details.data.corralCode;
     return { boundary: code.startsWith('SBX_') || code.startsWith('POOL_') ? 'sandbox' : 'tool', code, message: (error as Error).message, transient: details.data.transient === true };
   }
-  return { boundary: fallbackBoundary, code: 'RUNNER_ERR_UNEXPECTED', message: error instanceof Error ? error.message : String(error), transient: false };
+  // A rubric function that throws is the environment's fault, not the runner's: it gets its own code.
+  return { boundary: fallbackBoundary, code: fallbackBoundary === 'rubric' ? 'RUBRIC_ERR_FAILED' : 'RUNNER_ERR_UNEXPECTED', message: error instanceof Error ? error.message : String(error), transient: false };
 }

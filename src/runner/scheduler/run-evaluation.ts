@@ -9,7 +9,7 @@ import type { Agent } from '../agents/agent.js';
 import type { Environment, Example } from '../env/environment.js';
 import type { ToolSessionFactory } from '../env/tool-session.js';
 import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
-import { groupStats } from './group-stats.js';
+import { groupFieldFor } from './group-stats.js';
 import { runRollout } from './run-rollout.js';
 
 export interface EvaluationProgress {
@@ -30,6 +30,8 @@ export interface EvaluationOptions {
   abortSignal: AbortSignal;
   /** Keys `exampleId#rolloutIndex` already done (resume). */
   skip?: ReadonlySet<string>;
+  /** Records already written (resume): a group's statistics are computed over these and the new rollouts. */
+  existing?: readonly ResultRecord[];
   /** Attempts per rollout for transient sandbox/runner failures (default 3). */
   maxAttempts?: number;
   seed?: number;
@@ -47,7 +49,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const groups = options.examples.map((example) => {
     const indices = Array.from({ length: options.rolloutsPerExample }, (_, index) => index).filter((index) => !skip.has(resultKey(example.id, index)));
     progress.total += indices.length;
-    return { example, indices, records: [] as ResultRecord[] };
+    return { example, indices, records: [] as ResultRecord[], earlier: (options.existing ?? []).filter((record) => record.example_id === example.id) };
   });
 
   const tasks = groups.flatMap((group) =>
@@ -64,7 +66,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           progress.scored++;
         }
         options.onProgress?.({ ...progress });
-        if (group.records.length === group.indices.length) options.onGroup(withGroupStats(group.records));
+        if (group.records.length === group.indices.length) options.onGroup(withGroupStats(group.records, group.earlier));
       }),
     ),
   );
@@ -84,10 +86,8 @@ async function runWithRetries(options: EvaluationOptions, example: Example, roll
   }
 }
 
-function withGroupStats(records: ResultRecord[]): ResultRecord[] {
-  const scored = records.filter((record) => record.reward !== null).map((record) => record.reward!);
-  const stats = groupStats(scored);
-  return records
-    .sort((a, b) => a.rollout_index - b.rollout_index)
-    .map((record) => ({ ...record, group: { ...stats, advantage: record.reward === null ? null : record.reward - stats.mean } }));
+/** Statistics over the whole group: the new records and any written before a resume (the caller restates those). */
+function withGroupStats(records: ResultRecord[], earlier: readonly ResultRecord[]): ResultRecord[] {
+  const members = [...earlier, ...records];
+  return records.sort((a, b) => a.rollout_index - b.rollout_index).map((record) => ({ ...record, group: groupFieldFor(record, members) }));
 }

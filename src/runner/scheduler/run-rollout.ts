@@ -60,7 +60,7 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   // Whatever failed after a cancel or the rollout deadline (a tool call, the rubric) failed because of it: say so,
   // so cancelled rollouts are not written (--resume redoes them) and timeouts are blamed on the runner.
   if (recorder.failure && abortSignal.aborted) recorder.replaceFailure(describeFailure(abortReason(input.abortSignal, timeout), 'runner'));
-  const reason = recorder.failure ? (input.abortSignal.aborted ? 'cancelled' : 'errored') : recorder.snapshot().answer === null ? 'max-turns' : 'answered';
+  const reason = recorder.failure ? (input.abortSignal.aborted ? 'cancelled' : 'errored') : recorder.snapshot().truncated ? 'truncated' : recorder.snapshot().answer === null ? 'max-turns' : 'answered';
   const trajectory = recorder.finish(reason);
   const metrics = score?.metrics ?? {};
   return {
@@ -82,6 +82,8 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     timing: { generation_ms: round(generationMs), scoring_ms: round(scoringMs), total_ms: recorder.now(), tool_calls: trajectory.toolCalls },
     events: trajectory.events,
     tokens: trajectory.tokens.length > 0 ? trajectory.tokens : null,
+    truncated: trajectory.truncated === true,
+    usage: trajectory.usage ?? null,
     attempts: 1,
   };
 }

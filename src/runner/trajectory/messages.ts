@@ -8,8 +8,17 @@ export interface ToolCallRequest {
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallRequest[] }
+  /** reasoning_content: the model's reasoning as the server sent it separately (vLLM, DeepSeek); kept, never resent. */
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallRequest[]; reasoning_content?: string }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/** Token counts the endpoint reported (`usage`), summed over a rollout's model turns. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** prompt_tokens_details.cached_tokens, when the endpoint reports it. */
+  cached_tokens?: number;
+}
 
 /** Token data for one model turn, recorded exactly as the server returned it (never re-tokenised). */
 export interface TurnTokens {

@@ -2,7 +2,7 @@
  * One line of results.jsonl, in the layout verifiers' vf-eval writes (example_id, prompt, completion, answer,
  * task, info, reward, one key per metric) plus corral's own fields (timings, error, tokens, group statistics).
  */
-import type { ChatMessage, TurnTokens } from './messages.js';
+import type { ChatMessage, TokenUsage, TurnTokens } from './messages.js';
 import type { RolloutFailure, ToolCallTiming, TrajectoryEvent } from './trajectory.js';
 import { TRAJECTORY_VERSION } from './trajectory.js';
 
@@ -21,12 +21,17 @@ export interface ResultRecord {
   /** Weighted sum of the rubric; null when the rollout errored (errored is never scored 0). */
   reward: number | null;
   metrics: Record<string, number>;
-  group: { mean: number; std: number; size: number; advantage: number | null } | null;
+  /** Over the example's scored rollouts; mean/std are null when every rollout of the group errored. */
+  group: { mean: number | null; std: number | null; size: number; advantage: number | null } | null;
   error: RolloutFailure | null;
   turns: number;
   timing: { generation_ms: number; scoring_ms: number; total_ms: number; tool_calls: ToolCallTiming[] };
   events: TrajectoryEvent[];
   tokens: TurnTokens[] | null;
+  /** A model reply hit its token limit (finish_reason "length"). */
+  truncated: boolean;
+  /** Token counts the endpoint reported, summed over the rollout; null when it reported none. */
+  usage: TokenUsage | null;
   attempts: number;
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;

@@ -1,6 +1,7 @@
 /**
- * Appends results.jsonl one whole line per write(2) on an O_APPEND descriptor, so a crash leaves at most one torn
- * trailing line, which opening for resume cuts off. metadata.json is replaced atomically (write then rename).
+ * Appends results.jsonl one whole group per write(2) on an O_APPEND descriptor, so a crash leaves at most one torn
+ * trailing line, which opening for resume cuts off. metadata.json is replaced atomically (write then rename), and so
+ * is results.jsonl when a resume restates group statistics (replaceRecords).
  */
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,14 +24,33 @@ export class ResultsWriter {
     return new ResultsWriter(directory, descriptor, new Set(existing.map((record) => resultKey(record.example_id, record.rollout_index))), existing);
   }
 
+  /** One write for the whole group: a SIGKILL leaves the group on disk whole or not at all (bar a torn tail). */
   append(records: readonly ResultRecord[]): void {
-    for (const record of records) writeSync(this.descriptor, `${JSON.stringify(record)}\n`);
+    if (records.length === 0) return;
+    writeSync(this.descriptor, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  }
+
+  /** Replaces results.jsonl atomically (write then rename); only while no writer has the file open. */
+  static replaceRecords(directory: string, records: readonly ResultRecord[]): void {
+    const path = join(directory, 'results.jsonl');
+    writeFileSync(`${path}.tmp`, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    renameSync(`${path}.tmp`, path);
   }
 
   writeMetadata(metadata: Record<string, unknown>): void {
-    const path = join(this.directory, 'metadata.json');
+    ResultsWriter.writeMetadataTo(this.directory, metadata);
+  }
+
+  static writeMetadataTo(directory: string, metadata: Record<string, unknown>): void {
+    const path = join(directory, 'metadata.json');
     writeFileSync(`${path}.tmp`, `${JSON.stringify(metadata, null, 2)}\n`);
     renameSync(`${path}.tmp`, path);
+  }
+
+  /** Every whole record in results.jsonl (cutting off a torn trailing line, as open() does). */
+  static readRecords(directory: string): ResultRecord[] {
+    const path = join(directory, 'results.jsonl');
+    return existsSync(path) ? readWholeLines(path) : [];
   }
 
   readMetadata(): Record<string, unknown> | null {

@@ -1,10 +1,10 @@
 /** Builds a Trajectory as an agent works: messages, events, per-call timings, token data, and the one failure. */
 import type { ToolAccess, ToolOutcome } from '../env/tool-access.js';
-import type { ChatMessage, ToolCallRequest, TurnTokens } from './messages.js';
-import type { RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
+import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './messages.js';
+import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
 
 export class TrajectoryRecorder {
-  private readonly trajectory: Trajectory = { completion: [], answer: null, events: [], toolCalls: [], turns: 0, tokens: [], failure: null };
+  private readonly trajectory: Trajectory = { completion: [], answer: null, events: [], toolCalls: [], turns: 0, tokens: [], failure: null, truncated: false, usage: null };
   private readonly startedAt = performance.now();
 
   constructor() {
@@ -32,6 +32,19 @@ export class TrajectoryRecorder {
 
   tokens(tokens: TurnTokens): void {
     this.trajectory.tokens.push(tokens);
+  }
+
+  /** Adds one model turn's reported usage to the rollout's totals. */
+  usage(usage: TokenUsage): void {
+    const total = (this.trajectory.usage ??= { prompt_tokens: 0, completion_tokens: 0 });
+    total.prompt_tokens += usage.prompt_tokens;
+    total.completion_tokens += usage.completion_tokens;
+    if (usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
+  }
+
+  /** The model hit its token limit on this turn (finish_reason "length"). */
+  truncated(): void {
+    this.trajectory.truncated = true;
   }
 
   answer(text: string): void {
@@ -81,7 +94,7 @@ export class TrajectoryRecorder {
     return outcome;
   }
 
-  finish(reason: 'answered' | 'max-turns' | 'errored' | 'cancelled'): Trajectory {
+  finish(reason: EpisodeEndReason): Trajectory {
     this.event({ type: 'episode-end', reason });
     return this.trajectory;
   }

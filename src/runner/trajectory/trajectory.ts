@@ -2,7 +2,7 @@
  * What one rollout produced. Events use one noun-verb vocabulary; failures are recorded once, blamed on one
  * boundary. Versioned because trajectories cross process boundaries (results.jsonl, the rollout API).
  */
-import type { ChatMessage, TurnTokens } from './messages.js';
+import type { ChatMessage, TokenUsage, TurnTokens } from './messages.js';
 
 export const TRAJECTORY_VERSION = 1 as const;
 
@@ -24,7 +24,10 @@ export type TrajectoryEvent =
   | { type: 'tool-result'; atMs: number; callId: string; durationMs: number; isError: boolean }
   | { type: 'tool-error'; atMs: number; callId: string; durationMs: number; code: string; message: string }
   | { type: 'score'; atMs: number; durationMs: number; reward: number }
-  | { type: 'episode-end'; atMs: number; reason: 'answered' | 'max-turns' | 'errored' | 'cancelled' };
+  | { type: 'episode-end'; atMs: number; reason: EpisodeEndReason };
+
+/** 'truncated': the model's last reply stopped at its token limit (finish_reason "length"). */
+export type EpisodeEndReason = 'answered' | 'truncated' | 'max-turns' | 'errored' | 'cancelled';
 
 export interface ToolCallTiming {
   callId: string;
@@ -45,4 +48,11 @@ export interface Trajectory {
   /** Per model turn, when the server returned token ids / logprobs. */
   tokens: TurnTokens[];
   failure: RolloutFailure | null;
+  /**
+   * A model reply was cut at its token limit (finish_reason "length"); the agent stopped there. Rubrics see it and
+   * decide; by default the rollout is scored like any other, as verifiers does.
+   */
+  truncated?: boolean;
+  /** Summed over the model turns; null when the endpoint reported no usage. */
+  usage?: TokenUsage | null;
 }

@@ -1,0 +1,108 @@
+/**
+ * From flags (a new run) or from metadata.json (--resume) to what `corral eval` runs: the run command, the
+ * environment, the agent and the examples. On resume every setting comes from the stored command; a flag that
+ * disagrees with it is refused (RUNNER_ERR_RESUME_MISMATCH), so a resumed run never changes what the run is.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type CorralConfig, loadConfig } from '../../config/load-config.js';
+import { CorralError } from '../../core/errors.js';
+import type { Agent } from '../../runner/agents/agent.js';
+import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
+import type { Environment, Example } from '../../runner/env/environment.js';
+import { builtInEnvironments, loadEnvironment } from '../../runner/environments/index.js';
+import { agentsFor, chooseAgentName, createAgent } from './agent-factory.js';
+import { type EvalOptions, parseSamplingArgs } from './eval-options.js';
+import { type AgentFactories, loadModuleAgents } from './module-agents.js';
+import { defaultRunDirectory } from './run-directory.js';
+import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
+import { runLiveness } from './run-liveness.js';
+
+export interface PreparedRun {
+  command: RunCommand;
+  config: CorralConfig;
+  directory: string;
+  /** metadata.json as found (resume), else null. */
+  previous: Record<string, unknown> | null;
+  environment: Environment;
+  agent: Agent;
+  moduleAgents: AgentFactories;
+  fittingAgents: string[];
+  examples: Example[];
+}
+
+export async function prepareRun(options: EvalOptions, environmentArgument: string | undefined, log: (line: string) => void): Promise<PreparedRun> {
+  const builtInNames = Object.keys(builtInEnvironments);
+  const given = commandFromFlags(options, environmentArgument, builtInNames);
+  let stored: RunCommand | undefined;
+  let previous: Record<string, unknown> | null = null;
+  let directory: string;
+  if (options.resume) {
+    if (options.out) throw new CorralError('CFG_ERR_INVALID', '--resume DIR continues the run in DIR; drop --out');
+    directory = resolve(options.resume);
+    if (!existsSync(directory)) throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: no such run directory`);
+    previous = readMetadata(directory);
+    stored = storedCommand(previous, directory);
+    assertResumeMatches(stored, given, typeof previous?.backend === 'string' ? previous.backend : undefined, directory);
+    reportLiveness(previous, directory, log);
+  } else {
+    if (environmentArgument === undefined) throw new CorralError('CFG_ERR_INVALID', 'corral eval needs <env> (a built-in name or a module path), or --resume DIR');
+    directory = options.out ? resolve(options.out) : '';
+    if (directory && (existsSync(join(directory, 'metadata.json')) || existsSync(join(directory, 'results.jsonl')))) {
+      throw new CorralError('CFG_ERR_INVALID', `--out ${directory} already holds a run: continue it with --resume ${directory}, or choose another --out`);
+    }
+  }
+  // A resumed run keeps the backend it ran on ('auto' resolved once, at its start) and its data directory.
+  const pinnedBackend = previous?.backend === 'docker' || previous?.backend === 'process' ? previous.backend : stored?.backend;
+  const config = loadConfig({ flags: { backend: stored ? pinnedBackend : options.backend, dataDir: stored ? (stored.data_dir ?? undefined) : options.dataDir } });
+  const environmentName = stored?.env ?? given.env!;
+  const loaded = await loadEnvironment(environmentName);
+  const maxTurns = stored ? stored.max_turns : (options.maxTurns ?? null);
+  const environment = maxTurns ? Object.freeze({ ...loaded, maxTurns }) : loaded;
+  const moduleAgents = await loadModuleAgents(environmentName, builtInNames);
+  const agentName = stored?.agent ?? chooseAgentName(options.agent, options.model, environment.name, moduleAgents);
+  const samplingArgs = stored?.sampling_args ?? parseSamplingArgs(options.sampling);
+  const model = stored ? stored.model : (options.model ?? null);
+  const agent = createAgent({ agent: agentName, model, baseUrl: stored ? stored.base_url : (options.baseUrl ?? null), ...(options.apiKey ? { apiKey: options.apiKey } : {}), samplingArgs, modelTimeoutS: options.modelTimeout, modelRetries: options.modelRetries }, moduleAgents, log);
+  const envArgs = stored?.env_args ?? { corpus: given.env_args?.corpus ?? null, questions: given.env_args?.questions ?? null, dataset: given.env_args?.dataset ?? null };
+  const allExamples = await environment.dataset({ args: { corpus: envArgs.corpus ?? undefined, questions: envArgs.questions ?? undefined, dataset: envArgs.dataset ?? undefined }, dataDir: config.data.dataDir });
+  const numExamples = stored?.num_examples ?? options.numExamples ?? -1;
+  const examples = numExamples < 0 ? allExamples : allExamples.slice(0, numExamples);
+  if (stored && typeof previous?.num_examples === 'number' && previous.num_examples !== examples.length) {
+    throw new CorralError('RUNNER_ERR_RESUME_MISMATCH', `cannot resume ${directory}: the dataset now gives ${examples.length} examples, the run has ${previous.num_examples} (did the dataset file change?)`);
+  }
+  const command: RunCommand = stored ?? {
+    env: environmentName,
+    env_args: envArgs,
+    data_dir: config.data.dataDir ? resolve(config.data.dataDir) : null,
+    agent: agentName,
+    model,
+    base_url: agent instanceof OpenAIAgent ? agent.baseURL : null,
+    num_examples: numExamples,
+    rollouts_per_example: options.rolloutsPerExample ?? 1,
+    sampling_args: samplingArgs,
+    seed: options.seed ?? null,
+    max_turns: maxTurns,
+    backend: config.sandbox.backend,
+  };
+  return { command, config, directory: directory || defaultRunDirectory(environment.name, agent.model), previous, environment, agent, moduleAgents, fittingAgents: agentsFor(environment.name, moduleAgents), examples };
+}
+
+function readMetadata(directory: string): Record<string, unknown> | null {
+  const path = join(directory, 'metadata.json');
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: metadata.json is not JSON (${(error as Error).message})`);
+  }
+}
+
+function reportLiveness(previous: Record<string, unknown> | null, directory: string, log: (line: string) => void): void {
+  const liveness = runLiveness(previous);
+  if (liveness.state === 'active') {
+    throw new CorralError('RUNNER_ERR_RUN_ACTIVE', `--resume ${directory}: corral eval pid ${liveness.writer.pid} on this host is still writing this run; wait for it, or stop it first`, { details: { ...liveness.writer } });
+  }
+  if (liveness.state === 'interrupted') log(`resuming an interrupted run: pid ${liveness.writer.pid} on ${liveness.writer.hostname} stopped while the run was still running`);
+  if (liveness.state === 'unknown') log(`warning: this run was last written by pid ${liveness.writer.pid} on ${liveness.writer.hostname}; make sure it is no longer running there`);
+}

@@ -1,0 +1,172 @@
+/**
+ * Connection limits for one HTTP server (docs/security.md), against floods of sockets and clients that do not
+ * read. Caps count open connections in total and per remote address; at a cap the oldest IDLE connection (no
+ * request in flight, not a WebSocket) is closed to make room, so held-open sockets can never lock fresh
+ * clients out, whatever address they share. Only when every connection is busy is the newcomer answered 503.
+ * A connection that completes no request within firstRequestTimeoutMs is closed. A connection whose unsent
+ * output exceeds maxBufferedBytesPerConnection is not read until it drains, and is closed when it stays stuck
+ * (see sweep) for slowClientGraceMs (HTTP pipelining, streams and WebSockets alike).
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { normalizedAddress } from './principal.js';
+import { jsonRpcErrorBody } from './request-guards.js';
+
+export interface ConnectionLimitSettings {
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  firstRequestTimeoutMs: number;
+  maxBufferedBytesPerConnection: number;
+  slowClientGraceMs: number;
+}
+
+export type ConnectionRefusal = 'connection_refused' | 'connection_evicted' | 'first_request_timeout' | 'slow_reader_closed';
+
+interface TrackedConnection {
+  readonly socket: Socket;
+  readonly address: string;
+  requestsInFlight: number;
+  upgraded: boolean;
+  firstRequestTimer?: NodeJS.Timeout;
+  /** When the connection was first seen stuck (see sweep); undefined while it is not. */
+  stuckSinceMs?: number;
+  /** Bytes handed to the OS at the last sweep, to tell a slow reader from one that reads nothing. */
+  flushedBytes: number;
+  pausedForBackpressure: boolean;
+}
+
+/** A refused socket gets this long to read its 503 before it is dropped. */
+const REFUSAL_LINGER_MS = 1_000;
+
+export class ConnectionLimits {
+  /** Insertion order is age order, which eviction relies on. */
+  private readonly connections = new Map<Socket, TrackedConnection>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly sweepTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: ConnectionLimitSettings,
+    private readonly onRefused: (reason: ConnectionRefusal) => void = () => undefined,
+  ) {
+    const sweepMs = Math.max(50, Math.min(1_000, settings.slowClientGraceMs / 4));
+    this.sweepTimer = setInterval(() => this.sweep(), sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /** Prepended, so the counts are right before fastify and the WebSocket endpoint see the event. */
+  attach(server: Server): void {
+    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => this.requestStarted(request.socket, response));
+    server.prependListener('upgrade', (request: IncomingMessage) => this.upgraded(request.socket));
+    server.once('close', () => this.close());
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  close(): void {
+    clearInterval(this.sweepTimer);
+    for (const connection of this.connections.values()) clearTimeout(connection.firstRequestTimer);
+  }
+
+  private admit(socket: Socket): void {
+    const address = normalizedAddress(socket.remoteAddress);
+    if ((this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address)) return this.refuse(socket);
+    if (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined)) return this.refuse(socket);
+    const connection: TrackedConnection = { socket, address, requestsInFlight: 0, upgraded: false, pausedForBackpressure: false, flushedBytes: 0 };
+    connection.firstRequestTimer = setTimeout(() => {
+      this.onRefused('first_request_timeout');
+      socket.destroy();
+    }, this.settings.firstRequestTimeoutMs);
+    connection.firstRequestTimer.unref();
+    this.connections.set(socket, connection);
+    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    socket.once('close', () => this.forget(connection));
+    socket.on('drain', () => this.resumeIfDrained(connection));
+  }
+
+  private requestStarted(socket: Socket, response: ServerResponse): void {
+    const connection = this.connections.get(socket);
+    if (!connection) return;
+    clearTimeout(connection.firstRequestTimer);
+    connection.requestsInFlight++;
+    response.once('close', () => connection.requestsInFlight--);
+    // Pipelined requests parsed while earlier answers sit unsent: stop reading more until the client reads.
+    this.pauseIfOverBound(connection);
+  }
+
+  private upgraded(socket: Socket): void {
+    const connection = this.connections.get(socket);
+    if (!connection) return;
+    clearTimeout(connection.firstRequestTimer);
+    connection.upgraded = true;
+  }
+
+  /** Closes the oldest idle connection (of `address`, or of anyone); false when none is idle. */
+  private evictOldestIdle(address: string | undefined): boolean {
+    for (const connection of this.connections.values()) {
+      if (connection.requestsInFlight > 0 || connection.upgraded) continue;
+      if (address !== undefined && connection.address !== address) continue;
+      this.forget(connection);
+      connection.socket.destroy();
+      this.onRefused('connection_evicted');
+      return true;
+    }
+    return false;
+  }
+
+  private refuse(socket: Socket): void {
+    this.onRefused('connection_refused');
+    const body = JSON.stringify(jsonRpcErrorBody('Service unavailable: the server is at its connection limit with every connection busy; retry later'));
+    socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+  }
+
+  private pauseIfOverBound(connection: TrackedConnection): void {
+    if (connection.pausedForBackpressure || connection.socket.writableLength <= this.settings.maxBufferedBytesPerConnection) return;
+    connection.pausedForBackpressure = true;
+    connection.socket.pause();
+  }
+
+  private resumeIfDrained(connection: TrackedConnection): void {
+    if (!connection.pausedForBackpressure || connection.socket.writableLength > this.settings.maxBufferedBytesPerConnection) return;
+    connection.pausedForBackpressure = false;
+    connection.socket.resume();
+  }
+
+  /**
+   * Streams (SSE, NDJSON, WebSocket) grow their output without new requests: check every connection. One is
+   * stuck while its unsent output is above the bound, or while it has unsent output and none of it was sent
+   * since the last sweep (Node's own pipelining backpressure stops reading below our bound, so such a
+   * client would otherwise hold its connection and buffers forever). Stuck for the grace period: closed.
+   */
+  private sweep(): void {
+    const nowMs = Date.now();
+    for (const connection of this.connections.values()) {
+      const unsent = connection.socket.writableLength;
+      const flushed = connection.socket.bytesWritten - unsent;
+      const progressed = flushed !== connection.flushedBytes;
+      connection.flushedBytes = flushed;
+      if (unsent <= this.settings.maxBufferedBytesPerConnection && (unsent === 0 || progressed)) {
+        connection.stuckSinceMs = undefined;
+        continue;
+      }
+      this.pauseIfOverBound(connection);
+      connection.stuckSinceMs ??= nowMs;
+      if (nowMs - connection.stuckSinceMs < this.settings.slowClientGraceMs) continue;
+      this.forget(connection);
+      connection.socket.destroy();
+      this.onRefused('slow_reader_closed');
+    }
+  }
+
+  private forget(connection: TrackedConnection): void {
+    if (this.connections.get(connection.socket) !== connection) return;
+    clearTimeout(connection.firstRequestTimer);
+    this.connections.delete(connection.socket);
+    const left = (this.perAddress.get(connection.address) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(connection.address, left);
+    else this.perAddress.delete(connection.address);
+  }
+}
