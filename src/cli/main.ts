@@ -1,5 +1,6 @@
 /** The composition root: parses argv with commander and dispatches. Only the CLI listens or exits. */
 import { Command, CommanderError } from 'commander';
+import { environmentVariables } from '../config/config-reference.js';
 import { CorralError } from '../core/errors.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerCleanupCommand } from './commands/cleanup.js';
@@ -13,7 +14,8 @@ export function buildProgram(): Command {
   const program = new Command('corral')
     .description('Environment tools as MCP servers backed by pooled sandboxes, and a runner for scored trajectories.')
     .version('0.1.0')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', environmentHelp());
   registerDoctorCommand(program);
   registerImagesCommand(program);
   registerCleanupCommand(program);
@@ -22,6 +24,14 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerEvalCommand(program);
   return program;
+}
+
+/** The epilogue of `corral --help`: every environment variable, so none is discoverable only from the source. */
+function environmentHelp(): string {
+  const variables = environmentVariables();
+  const width = Math.max(...variables.map((variable) => variable.name.length)) + 2;
+  const lines = variables.map((variable) => `  ${variable.name.padEnd(width)}${variable.doc}`);
+  return `\nEnvironment variables (flag > variable > CORRAL_CONFIG file > default; every key in docs/configuration.md):\n${lines.join('\n')}\n`;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -6,8 +6,16 @@ import { type CorralConfigShape, corralConfigSchema } from './schema.js';
 
 export type CorralConfig = DeepReadonly<CorralConfigShape>;
 
+export interface ConfigSource {
+  path: [keyof CorralConfigShape, string];
+  /** A flag some command registers (test/unit/config-docs.test.ts checks), so messages that name it can be acted on. */
+  flag: string;
+  env: string;
+  parse?: (text: string) => unknown;
+}
+
 /** Where each setting can come from: `path` in the config object, the flag, and the environment variable. */
-const SOURCES: { path: [keyof CorralConfigShape, string]; flag: string; env: string; parse?: (text: string) => unknown }[] = [
+export const CONFIG_SOURCES: readonly ConfigSource[] = [
   { path: ['sandbox', 'backend'], flag: '--backend', env: 'CORRAL_BACKEND' },
   { path: ['sandbox', 'dockerSocketPath'], flag: '--docker-socket', env: 'CORRAL_DOCKER_SOCKET' },
   { path: ['sandbox', 'image'], flag: '--image', env: 'CORRAL_IMAGE' },
@@ -36,7 +44,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CorralConfig {
   const env = options.env ?? process.env;
   const file = options.configFile ?? env.CORRAL_CONFIG;
   const merged: Record<string, Record<string, unknown>> = file ? readConfigFile(file) : {};
-  for (const source of SOURCES) {
+  for (const source of CONFIG_SOURCES) {
     const [section, key] = source.path;
     const flagValue = options.flags?.[camel(source.flag)];
     const envValue = env[source.env];
@@ -59,7 +67,7 @@ function readConfigFile(path: string): Record<string, Record<string, unknown>> {
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
-      const source = SOURCES.find((candidate) => candidate.path.join('.') === issue.path.join('.'));
+      const source = CONFIG_SOURCES.find((candidate) => candidate.path.join('.') === issue.path.join('.'));
       const where = source ? ` (set ${source.flag} or ${source.env})` : '';
       return `${issue.path.join('.') || 'config'}: ${issue.message}${where}`;
     })
