@@ -10,6 +10,7 @@ import type { Capability } from '../../src/sandbox/session.js';
 import type { SandboxSpecInput } from '../../src/sandbox/spec.js';
 import { declareCapabilities } from './sandbox-fixture.js';
 import { describeAdversarialConformance } from './conformance-adversarial.js';
+import { describeAgentProtectionConformance } from './conformance-agent-protection.js';
 import { describeConfinementConformance } from './conformance-confinement.js';
 import { describeExecConformance } from './conformance-exec.js';
 import { describeFileConformance } from './conformance-files.js';
@@ -36,5 +37,6 @@ export function describeSandboxConformance(
     if (offers('exec', 'python')) describeIsolationConformance(makeProvider, spec);
     describeLifecycleConformance(makeProvider, spec);
     if (offers('exec', 'python')) describeAdversarialConformance(makeProvider, spec);
+    if (offers('exec')) describeAgentProtectionConformance(makeProvider, spec);
   });
 }
