@@ -17,16 +17,21 @@ from dead_man import DeadManSwitch
 from exec_op import ExecRunner
 from file_ops import FileOps
 from file_search import FileSearch
+from grep_runner import GrepRunner
 from process_control import LiveGroups, become_subreaper, kill_processes, sandbox_processes
 from repl_host import ReplHost
+from request_pool import RequestPool
 from sandbox_reset import reset_sandbox
 from agent_identity import adopt_user_for_files, make_non_dumpable, thread_identity_matches
 from user_launcher import UserLauncher, parse_command_prefix, parse_run_as
-from wire import INTERNAL, INVALID_ARGUMENT, UNSUPPORTED, AgentError, LineWriter, require
+from wire import INTERNAL, INVALID_ARGUMENT, TIMEOUT, UNSUPPORTED, AgentError, LineWriter, require
 from workspace_paths import WorkspacePaths
 
 PROTOCOL_VERSION = 1
 THREAD_STACK_BYTES = 1 << 20  # small stacks: dozens of request threads must fit a tight memory limit
+# Concurrent calls beyond MAX_WORKERS wait in a queue; beyond MAX_QUEUED they are refused (request_pool.py).
+MAX_WORKERS = 32
+MAX_QUEUED = 256
 
 
 def log(message):
@@ -45,12 +50,13 @@ class Agent:
         self.groups = LiveGroups()
         self.paths = WorkspacePaths(self.workspace)
         self.files = FileOps(self.paths)
-        self.search = FileSearch(self.paths)
         self.launcher = UserLauncher(options.user_command_prefix, options.run_as)
         self.exec_runner = ExecRunner(self.paths, dict(os.environ), self.groups, self.launcher)
         self.repl = ReplHost(self.workspace, dict(os.environ), self.groups, self.launcher)
+        self.search = FileSearch(self.paths, GrepRunner(self.launcher, self.workspace, dict(os.environ), self.groups))
         self.dead_man = DeadManSwitch(options.deadline_ms, lambda: self.shutdown("lease deadline passed"))
         self.calls = {}
+        self.pool = RequestPool(MAX_WORKERS, MAX_QUEUED)
         self.calls_lock = threading.Lock()
         self.started = time.monotonic()
         # op -> (handler(request, call), runs inline on the reader thread?)
@@ -69,7 +75,7 @@ class Agent:
             "remove": (lambda request, call: self.files.remove(request), False),
             "mkdir": (lambda request, call: self.files.mkdir(request), False),
             "glob": (lambda request, call: self.search.glob(request, call.deadline), False),
-            "grep": (lambda request, call: self.search.grep(request, call.deadline), False),
+            "grep": (self.search.grep, False),
             "reset": (lambda request, call: reset_sandbox(self), False),
         }
 
@@ -107,15 +113,16 @@ class Agent:
             return
         with self.calls_lock:
             self.calls[request_id] = call
-        try:
-            threading.Thread(target=self._respond, args=(handler, request, call), daemon=True).start()
-        except RuntimeError as error:  # no thread to spare: the pids limit is exhausted
+        refusal = self.pool.submit(lambda: self._respond(handler, request, call))
+        if refusal is not None:
             with self.calls_lock:
                 self.calls.pop(request_id, None)
-            self.writer.write({"id": request_id, "ok": False, "error": {"code": INTERNAL, "message": f"cannot start a thread: {error}"}})
+            self.writer.write({"id": request_id, "ok": False, "error": {"code": INTERNAL, "message": refusal}})
 
     def _respond(self, handler, request, call):
         try:
+            if call.cancelled:  # the host gave up while the call was queued: do not start it now
+                raise AgentError(TIMEOUT, "cancelled before it started (the agent was busy)")
             message = {"id": call.request_id, "ok": True, "result": handler(request, call)}
         except AgentError as error:
             message = {"id": call.request_id, "ok": False, "error": {"code": error.code, "message": error.message}}

@@ -3,10 +3,13 @@ import os
 import re
 import time
 
-from wire import INVALID_ARGUMENT, TIMEOUT, AgentError, require
+from wire import INVALID_ARGUMENT, MAX_LINE_BYTES, TIMEOUT, AgentError, require
+from workspace_paths import WorkspacePaths
 
 MAX_LINE_CHARS = 1000
 BINARY_SNIFF_BYTES = 8192
+# Matches stop (truncated) before their reply could come near the protocol's line limit.
+MAX_RESULT_BYTES = MAX_LINE_BYTES // 2
 
 
 def glob_to_regex(pattern):
@@ -75,8 +78,9 @@ def _limit(request, default):
 
 
 class FileSearch:
-    def __init__(self, paths):
+    def __init__(self, paths, grep_runner):
         self.paths = paths
+        self.grep_runner = grep_runner
 
     def glob(self, request, deadline):
         pattern = request.get("pattern")
@@ -93,47 +97,65 @@ class FileSearch:
                         break
         return {"paths": matches[:limit], "truncated": len(matches) > limit}
 
-    def grep(self, request, deadline):
+    def grep(self, request, call):
+        """Validates and confines here, then searches in a child process running as the user, so a catastrophic
+        regex (or a huge tree) is killed by the call's timeout or cancel instead of pinning an agent thread."""
         pattern = request.get("pattern")
         require(isinstance(pattern, str) and pattern, "pattern must be a non-empty string")
         try:
-            regex = re.compile(pattern, re.IGNORECASE if request.get("ignoreCase") else 0)
+            re.compile(pattern, re.IGNORECASE if request.get("ignoreCase") else 0)
         except re.error as error:
             raise AgentError(INVALID_ARGUMENT, f"bad regular expression {pattern!r}: {error}") from None
         file_glob = request.get("glob")
-        name_filter = glob_to_regex(file_glob) if file_glob else None
-        limit = _limit(request, 200)
-        base = self.paths.existing(request.get("path") or ".")
-        if os.path.isdir(base):
-            candidates = ((relative, absolute) for relative, absolute, is_dir in _walk(base, deadline) if not is_dir)
-        else:
-            candidates = iter([(os.path.basename(base), base)])
-        matches = []
-        for relative, absolute in candidates:
-            if name_filter and not name_filter.fullmatch(relative if "/" in file_glob else os.path.basename(relative)):
-                continue
-            # One match past the limit tells the caller there was more.
-            self._grep_file(regex, absolute, matches, limit + 1, deadline)
-            if len(matches) > limit:
-                break
-        return {"matches": matches[:limit], "truncated": len(matches) > limit}
+        require(file_glob is None or isinstance(file_glob, str), "glob must be a string")
+        if file_glob:
+            glob_to_regex(file_glob)  # a bad glob is the caller's error, reported before anything starts
+        job = {
+            "pattern": pattern, "ignoreCase": bool(request.get("ignoreCase")), "glob": file_glob or None,
+            "limit": _limit(request, 200), "base": self.paths.existing(request.get("path") or "."),
+            "workspace": self.paths.root,
+        }
+        return self.grep_runner.run(job, call)
 
-    def _grep_file(self, regex, absolute, matches, limit, deadline):
-        if os.path.islink(absolute) or not os.path.isfile(absolute):
-            return
-        try:
-            with open(absolute, "rb") as handle:
-                if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
-                    return
-                handle.seek(0)
-                display = self.paths.relative(absolute)
-                for number, raw in enumerate(handle, start=1):
-                    line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                    if regex.search(line):
-                        matches.append({"path": display, "line": number, "text": line[:MAX_LINE_CHARS]})
-                        if len(matches) >= limit:
-                            return
-                    if number % 4096 == 0 and deadline is not None and time.monotonic() > deadline:
-                        raise AgentError(TIMEOUT, "search exceeded its timeout")
-        except OSError:
-            return  # unreadable files are skipped, as grep -s does
+
+def grep_matches(job):
+    """The search itself (run by grep_worker.py): {"matches", "truncated"} for a validated job."""
+    regex = re.compile(job["pattern"], re.IGNORECASE if job["ignoreCase"] else 0)
+    file_glob = job["glob"]
+    name_filter = glob_to_regex(file_glob) if file_glob else None
+    limit = job["limit"]
+    base = job["base"]
+    paths = WorkspacePaths(job["workspace"])
+    if os.path.isdir(base):
+        candidates = ((relative, absolute) for relative, absolute, is_dir in _walk(base, None) if not is_dir)
+    else:
+        candidates = iter([(os.path.basename(base), base)])
+    matches, budget = [], [MAX_RESULT_BYTES]
+    for relative, absolute in candidates:
+        if name_filter and not name_filter.fullmatch(relative if "/" in file_glob else os.path.basename(relative)):
+            continue
+        # One match past the limit tells the caller there was more.
+        _grep_file(regex, absolute, paths.relative(absolute), matches, limit + 1, budget)
+        if len(matches) > limit or budget[0] <= 0:
+            break
+    return {"matches": matches[:limit], "truncated": len(matches) > limit or budget[0] <= 0}
+
+
+def _grep_file(regex, absolute, display, matches, limit, budget):
+    if os.path.islink(absolute) or not os.path.isfile(absolute):
+        return
+    try:
+        with open(absolute, "rb") as handle:
+            if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
+                return
+            handle.seek(0)
+            for number, raw in enumerate(handle, start=1):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if regex.search(line):
+                    text = line[:MAX_LINE_CHARS]
+                    matches.append({"path": display, "line": number, "text": text})
+                    budget[0] -= len(display) + len(text) * 3 + 40  # worst-case JSON bytes of this match
+                    if len(matches) >= limit or budget[0] <= 0:
+                        return
+    except OSError:
+        return  # unreadable files are skipped, as grep -s does
