@@ -21,7 +21,7 @@ const endlessRollouts: RolloutService = {
     model: 'fake',
     numExamples: 1,
     rolloutsPerExample: 1,
-    run: ({ abortSignal }) => new Promise((resolve) => abortSignal.addEventListener('abort', () => resolve({ rollouts: 0, errored: 0, avg_reward: null, metric_averages: {}, errors_by_code: {} } as never))),
+    run: ({ abortSignal }: { abortSignal: AbortSignal }) => new Promise((resolve) => abortSignal.addEventListener('abort', () => resolve({ rollouts: 0, errored: 0, avg_reward: null, metric_averages: {}, errors_by_code: {} } as never))),
   }),
 } as unknown as RolloutService;
 
