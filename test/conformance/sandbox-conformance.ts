@@ -14,6 +14,7 @@ import { describeAgentProtectionConformance } from './conformance-agent-protecti
 import { describeConfinementConformance } from './conformance-confinement.js';
 import { describeExecConformance } from './conformance-exec.js';
 import { describeFileConformance } from './conformance-files.js';
+import { describeHardeningConformance } from './conformance-hardening.js';
 import { describeIsolationConformance } from './conformance-isolation.js';
 import { describeLifecycleConformance } from './conformance-lifecycle.js';
 import { describePythonConformance } from './conformance-python.js';
@@ -38,5 +39,6 @@ export function describeSandboxConformance(
     describeLifecycleConformance(makeProvider, spec);
     if (offers('exec', 'python')) describeAdversarialConformance(makeProvider, spec);
     if (offers('exec')) describeAgentProtectionConformance(makeProvider, spec);
+    if (offers('exec', 'python')) describeHardeningConformance(makeProvider, spec);
   });
 }

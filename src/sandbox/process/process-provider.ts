@@ -1,6 +1,6 @@
 /**
  * The process backend: the in-sandbox agent as a local child process, inside bubblewrap namespaces with a cgroup
- * for pids and memory. Needs no daemon, so it is the default where Docker is absent and the fast one for tests.
+ * for pids and memory, as an unprivileged uid (sandbox-identity.ts), with user code in a PID namespace of its own. Needs no daemon, so it is the default where Docker is absent and the fast one for tests.
  * Where bubblewrap is missing or broken it refuses to run, unless the spec sets allowUnsandboxed: then the agent
  * runs directly, in a private host workspace, confined only by the cgroup and rlimits (bwrap is used whenever it
  * works, whatever the flag says).
@@ -15,6 +15,7 @@ import { AgentConnection } from '../agent-client/agent-connection.js';
 import { agentDirectoryPath } from '../agent-client/agent-directory.js';
 import type { Availability, CreateOptions, SandboxHandle, SandboxProvider } from '../provider.js';
 import type { SandboxSpec } from '../spec.js';
+import { stageAgentDirectory } from './agent-staging.js';
 import { findBwrap, probeBwrap } from './bwrap-probe.js';
 import { isSameProcess, killProcessGroup, processStartTicks } from './host-processes.js';
 import { ProcessSandbox } from './process-sandbox.js';
@@ -28,6 +29,7 @@ import {
   sandboxEnvironment,
   sandboxPython,
 } from './sandbox-command.js';
+import { DEFAULT_SANDBOX_UID, findSetpriv, hostIdentityPrefix, runningAsRoot, userCommandPrefix } from './sandbox-identity.js';
 import { SandboxRecords, type SandboxRecord } from './sandbox-records.js';
 
 export interface ProcessProviderOptions {
@@ -37,6 +39,12 @@ export interface ProcessProviderOptions {
   readyTimeoutMs?: number;
   /** bubblewrap binary (default: found in /usr/bin etc.); null switches sandboxing off, as if bwrap were absent. */
   bwrapPath?: string | null;
+  /**
+   * The uid (and gid) user code and the agent run as, inside the sandbox and, when corral is root, on the host
+   * (default DEFAULT_SANDBOX_UID, 58000). Never 0. Pick one no host account uses: processes of that account
+   * could signal sandboxed ones.
+   */
+  sandboxUid?: number;
 }
 
 interface LaunchPlan {
@@ -51,6 +59,9 @@ export class ProcessProvider implements SandboxProvider {
   private readonly records: SandboxRecords;
   private readonly readyTimeoutMs: number;
   private readonly bwrapPath: string | null | undefined;
+  private readonly sandboxUid: number;
+  /** The agent folder bwrap mounts: a copy the sandbox uid can read when corral is root (set by available()). */
+  private agentDirectory: string | undefined;
   private readonly live = new Map<string, ProcessSandbox>();
   private availability: Promise<Availability> | undefined;
 
@@ -58,12 +69,22 @@ export class ProcessProvider implements SandboxProvider {
     this.records = new SandboxRecords(options.recordsDirectory);
     this.readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
     this.bwrapPath = options.bwrapPath;
+    this.sandboxUid = options.sandboxUid ?? DEFAULT_SANDBOX_UID;
   }
 
-  /** Whether bubblewrap works here (checked once with a trial run). Unsandboxed runs do not need it. */
+  /** Whether bubblewrap works here, unprivileged (checked once with a trial run). Unsandboxed runs do not need it. */
   available(): Promise<Availability> {
-    this.availability ??= probeBwrap(agentDirectoryPath(), this.bwrapPath);
+    this.availability ??= this.checkAvailability();
     return this.availability;
+  }
+
+  private async checkAvailability(): Promise<Availability> {
+    try {
+      this.agentDirectory = runningAsRoot() ? await stageAgentDirectory(agentDirectoryPath()) : agentDirectoryPath();
+    } catch (error) {
+      return { ok: false, reason: (error as Error).message };
+    }
+    return probeBwrap(this.agentDirectory, this.sandboxUid, this.bwrapPath);
   }
 
   async create(spec: SandboxSpec, options: CreateOptions): Promise<SandboxHandle> {
@@ -133,10 +154,18 @@ export class ProcessProvider implements SandboxProvider {
   private sandboxedPlan(spec: SandboxSpec, options: CreateOptions): LaunchPlan {
     const bwrap = findBwrap(this.bwrapPath);
     const python = sandboxPython();
-    if (!bwrap || !python) throw new CorralError('SBX_ERR_UNAVAILABLE', 'bwrap or /usr/bin/python3 disappeared after the availability check');
-    const agent = agentCommand(python, SANDBOX_AGENT_DIRECTORY, { workspace: SANDBOX_WORKSPACE, deadlineMs: options.expiresAtMs });
+    if (!bwrap || !python || this.agentDirectory === undefined) {
+      throw new CorralError('SBX_ERR_UNAVAILABLE', 'bwrap or /usr/bin/python3 disappeared after the availability check');
+    }
+    const uid = this.sandboxUid;
+    const agent = agentCommand(python, SANDBOX_AGENT_DIRECTORY, {
+      workspace: SANDBOX_WORKSPACE,
+      deadlineMs: options.expiresAtMs,
+      userCommandPrefix: userCommandPrefix(bwrap, uid),
+    });
     return {
-      command: [bwrap, ...bwrapArguments(spec, agentDirectoryPath(), agent)],
+      // The launcher joins the cgroups as root first; only then does setpriv drop to the sandbox uid.
+      command: [...hostIdentityPrefix(uid, findSetpriv()), bwrap, ...bwrapArguments(spec, this.agentDirectory, uid, agent)],
       env: { PATH: '/usr/bin:/bin' }, // bwrap is PID 1 inside; its environment is visible there via /proc/1/environ
       workspace: SANDBOX_WORKSPACE,
       hostDirectories: [],

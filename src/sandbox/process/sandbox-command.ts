@@ -1,6 +1,7 @@
 /**
- * The command lines that start an agent: inside bubblewrap (no network, read-only system, private tmpfs
- * workspace, /tmp and /dev/shm, all capabilities dropped), or directly for an explicitly unsandboxed run.
+ * The command lines that start an agent: inside bubblewrap (a user namespace mapping one unprivileged uid, no
+ * network, a read-only root and /dev, private tmpfs workspace, /tmp and /dev/shm, all capabilities dropped), or
+ * directly for an explicitly unsandboxed run.
  */
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import type { SandboxSpec } from '../spec.js';
@@ -44,11 +45,17 @@ export function sandboxEnvironment(spec: SandboxSpec, home: string, tmp: string)
   return { PATH: SANDBOX_PATH, HOME: home, LANG: 'C.UTF-8', TMPDIR: tmp, ...spec.env };
 }
 
-/** Arguments for `bwrap` that run `command` (already in sandbox paths) in a fresh sandbox. */
-export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, command: readonly string[]): string[] {
+/**
+ * Arguments for `bwrap` that run `command` (already in sandbox paths) in a fresh sandbox as `uid`. The agent may
+ * still create user namespaces (it needs one per user process, see userCommandPrefix); user code may not.
+ */
+export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, uid: number, command: readonly string[]): string[] {
   const tmpfsBytes = String(spec.workspaceMiB * 1024 * 1024);
   const args = [
     '--unshare-all',
+    '--unshare-user', // --unshare-all only tries; without a user namespace there is no unprivileged uid
+    '--uid', String(uid),
+    '--gid', String(uid),
     ...(spec.network === 'egress' ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
@@ -58,9 +65,11 @@ export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, comman
     '--ro-bind', agentDirectory, SANDBOX_AGENT_DIRECTORY,
     '--proc', '/proc',
     '--dev', '/dev',
+    '--remount-ro', '/dev', // bwrap's /dev is a tmpfs owned by the sandbox uid; only /dev/shm below stays writable
     '--size', tmpfsBytes, '--tmpfs', '/dev/shm',
     '--size', tmpfsBytes, '--tmpfs', '/tmp',
     '--size', tmpfsBytes, '--tmpfs', SANDBOX_WORKSPACE,
+    '--remount-ro', '/', // likewise the root tmpfs (/, /etc, /opt): a reset could not wipe what is planted there
     '--chdir', SANDBOX_WORKSPACE,
     '--clearenv',
   ];
@@ -72,9 +81,14 @@ export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, comman
  * The agent's own command line. -E -s keep the user's PYTHON* variables and user site from changing the agent
  * (its REPL worker still honours them); -B because its folder is read-only.
  */
-export function agentCommand(python: string, agentDirectory: string, options: { workspace: string; deadlineMs: number; scratchDirectory?: string }): string[] {
+export function agentCommand(
+  python: string,
+  agentDirectory: string,
+  options: { workspace: string; deadlineMs: number; scratchDirectory?: string; userCommandPrefix?: readonly string[] },
+): string[] {
   const args = [python, '-u', '-B', '-E', '-s', `${agentDirectory}/agent.py`, '--workspace', options.workspace, '--deadline-ms', String(options.deadlineMs)];
   if (options.scratchDirectory !== undefined) args.push('--process-scope', 'descendants', '--scratch-dir', options.scratchDirectory);
+  if (options.userCommandPrefix !== undefined) args.push('--user-command-prefix', JSON.stringify(options.userCommandPrefix));
   return args;
 }
 
