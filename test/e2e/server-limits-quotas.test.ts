@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutService } from '../../src/http/rollouts-contract.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
+import { callTool, connectHttp } from '../helpers/mcp-clients.js';
 import { postJsonRpc, rawHttp } from '../helpers/raw-http.js';
 import { type LimitsServer, startLimitsServer } from './server-limits-server.js';
 
@@ -30,7 +31,7 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
-    server = await startLimitsServer({ maxSessionsPerPrincipal: 2, maxHandlesPerPrincipal: 2, maxRolloutRequestsPerPrincipal: 1 }, { rollouts: endlessRollouts });
+    server = await startLimitsServer({ maxSessionsPerPrincipal: 2, maxHandlesPerPrincipal: 2, maxRolloutRequestsPerPrincipal: 1, maxLeasedSandboxesPerPrincipal: 1 }, { rollouts: endlessRollouts });
   });
   afterAll(async () => server?.close());
 
@@ -76,5 +77,23 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
         return status;
       }, { timeout: 10_000 })
       .toBe(200);
+  });
+
+  it('refuses a second leased sandbox: the tool call that would lease it fails with HTTP_ERR_QUOTA_EXCEEDED, and works once the first is released', async () => {
+    const create = async () => (await (await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...auth('lease-token'), 'content-type': 'application/json' }, body: '{"env":"python"}' })).json()) as { id: string; mcpUrl: string };
+    const first = await create();
+    const second = await create();
+    const firstClient = (await connectHttp(first.mcpUrl, { era: 'modern', headers: auth('lease-token') })).client;
+    expect((await callTool(firstClient, 'python', { code: '1 + 1' })).structuredContent.value).toBe('2');
+    const secondClient = (await connectHttp(second.mcpUrl, { era: 'modern', headers: auth('lease-token') })).client;
+    const refused = await secondClient.callTool({ name: 'python', arguments: { code: '2 + 2' } }).then(
+      (result) => JSON.stringify(result),
+      (error: unknown) => JSON.stringify({ message: (error as Error).message, data: (error as { data?: unknown }).data }),
+    );
+    expect(refused).toContain('HTTP_ERR_QUOTA_EXCEEDED');
+    expect((await fetch(`${server.baseUrl}/v1/sandboxes/${first.id}`, { method: 'DELETE', headers: auth('lease-token') })).status).toBe(204);
+    expect((await callTool(secondClient, 'python', { code: '2 + 2' })).structuredContent.value).toBe('4');
+    await firstClient.close();
+    await secondClient.close();
   });
 });
