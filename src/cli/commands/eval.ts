@@ -58,7 +58,7 @@ export function registerEvalCommand(program: Command): void {
       const { command, environment, agent, examples, directory, previous } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
-        const endpoint = agent instanceof OpenAIAgent ? { baseURL: agent.baseURL, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY', model: agent.model } : undefined;
+        const endpoint = agent instanceof OpenAIAgent ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model } : undefined;
         await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
       }
       const writer = ResultsWriter.open(directory);

@@ -73,7 +73,7 @@ export class OpenAIAgent implements Agent {
     // The package's own retries are off: chat-completion-request.ts explains why it retries instead.
     this.client = new OpenAI({
       baseURL: options.baseURL,
-      apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY',
+      apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY',
       maxRetries: 0,
       timeout: Math.ceil(requestTimeoutMs),
       fetch: nestedErrorFetch(options.fetch ?? nodeHttpFetch),
