@@ -23,7 +23,11 @@ export class LazySandboxes implements ToolSandboxes {
   private callsInFlight = 0;
   private lastUsedAtMs = Date.now();
 
-  constructor(private readonly source: SandboxSource) {}
+  constructor(
+    private readonly source: SandboxSource,
+    /** Environment variables for this handle's general sandbox (POST /v1/sandboxes env_vars). */
+    private readonly environmentVariables?: Readonly<Record<string, string>>,
+  ) {}
 
   get released(): boolean {
     return this.lifetime.signal.aborted;
@@ -76,7 +80,8 @@ export class LazySandboxes implements ToolSandboxes {
       // Silently swapping in a fresh sandbox would hide lost REPL and file state from the caller.
       throw new CorralError('SBX_ERR_CLOSED', 'the sandbox of this session is gone (it died or reached its lifetime) and its state with it; the next call starts a fresh one');
     }
-    const started = this.source.acquire(kind, { abortSignal: this.lifetime.signal }).then(async (lease) => {
+    const acquireOptions = this.environmentVariables && kind === 'general' ? { abortSignal: this.lifetime.signal, env: this.environmentVariables } : { abortSignal: this.lifetime.signal };
+    const started = this.source.acquire(kind, acquireOptions).then(async (lease) => {
       // Released while the pool was still creating it: hand it straight back.
       if (this.released) {
         await lease.release();

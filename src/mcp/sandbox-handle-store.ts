@@ -13,6 +13,8 @@ export interface SandboxHandleRecord<Extra> {
   readonly principal: string;
   readonly sandboxes: LazySandboxes;
   readonly createdAtMs: number;
+  /** This handle's own idle TTL (POST /v1/sandboxes ttl_ms); undefined: the host's. */
+  readonly idleTtlMs: number | undefined;
   /** Whatever the host keeps per handle (its MCP HTTP handler). */
   readonly extra: Extra;
 }
@@ -33,9 +35,14 @@ export class SandboxHandleStore<Extra> {
     return count;
   }
 
-  add(environment: Environment, principal: string, sandboxes: LazySandboxes, makeExtra: (id: string) => Extra): SandboxHandleRecord<Extra> {
+  /** Live handles of one principal, oldest first. */
+  listOwnedBy(principal: string): SandboxHandleRecord<Extra>[] {
+    return [...this.records.values()].filter((record) => record.principal === principal);
+  }
+
+  add(environment: Environment, principal: string, sandboxes: LazySandboxes, makeExtra: (id: string) => Extra, idleTtlMs?: number): SandboxHandleRecord<Extra> {
     const id = newId('sbx');
-    const record = { id, environment, principal, sandboxes, createdAtMs: Date.now(), extra: makeExtra(id) };
+    const record = { id, environment, principal, sandboxes, createdAtMs: Date.now(), idleTtlMs, extra: makeExtra(id) };
     this.records.set(id, record);
     return record;
   }
@@ -55,9 +62,9 @@ export class SandboxHandleStore<Extra> {
     return true;
   }
 
-  /** Releases handles unused for idleMs; returns how many. */
+  /** Releases handles unused for their idle TTL (idleMs unless the handle has its own); returns how many. */
   async expireIdle(idleMs: number): Promise<number> {
-    const idle = [...this.records.values()].filter((record) => record.sandboxes.idleFor(idleMs));
+    const idle = [...this.records.values()].filter((record) => record.sandboxes.idleFor(record.idleTtlMs ?? idleMs));
     for (const record of idle) this.records.delete(record.id);
     await Promise.all(idle.map((record) => this.dispose(record)));
     return idle.length;

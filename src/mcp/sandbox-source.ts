@@ -15,8 +15,11 @@ export function sandboxKindFor(capability: Capability | undefined): SandboxKind 
 }
 
 export interface SandboxSource {
-  /** Leases a fresh sandbox of this kind. Throws infrastructure CorralErrors (POOL_ERR_*, SBX_ERR_UNAVAILABLE). */
-  acquire(kind: SandboxKind, options?: { abortSignal?: AbortSignal }): Promise<Lease>;
+  /**
+   * Leases a fresh sandbox of this kind; `env` adds environment variables to its spec (a spec of its own, so such
+   * sandboxes are never shared with other handles). Throws infrastructure CorralErrors (POOL_ERR_*, SBX_ERR_UNAVAILABLE).
+   */
+  acquire(kind: SandboxKind, options?: { abortSignal?: AbortSignal; env?: Readonly<Record<string, string>> }): Promise<Lease>;
 }
 
 /** The part of the pool the serving layers use: leasing, and counts for /metrics. */
@@ -27,6 +30,9 @@ export type SandboxSpecsByKind = Readonly<Record<SandboxKind, SandboxSpecInput>>
 /** A SandboxSource over the pool, with one spec per kind (the CLI resolves 'auto' to docker or process). */
 export function poolSandboxSource(pool: Pick<SandboxPool, 'acquire'>, specs: SandboxSpecsByKind): SandboxSource {
   return {
-    acquire: (kind, options = {}) => pool.acquire(specs[kind], options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    acquire: (kind, options = {}) => {
+      const spec = options.env ? { ...specs[kind], env: { ...specs[kind].env, ...options.env } } : specs[kind];
+      return pool.acquire(spec, options.abortSignal ? { abortSignal: options.abortSignal } : {});
+    },
   };
 }

@@ -14,6 +14,7 @@ import { LazySandboxes } from './lazy-sandboxes.js';
 import { type FastToolCallMessage, LegacySessionStore } from './legacy-session-store.js';
 import { type SandboxHandleRecord, SandboxHandleStore } from './sandbox-handle-store.js';
 import type { SandboxSource } from './sandbox-source.js';
+import type { SandboxSession } from '../sandbox/session.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 
 export interface ToolServerHostOptions {
@@ -84,12 +85,37 @@ export class ToolServerHost {
     return this.legacySessions.fastToolCall(environment, sessionId, principal, message, abortSignal);
   }
 
-  createHandle(environment: Environment, principal: string): HandleInfo {
-    const sandboxes = new LazySandboxes(this.options.sandboxSource);
-    const record = this.handles.add(environment, principal, sandboxes, () =>
-      createMcpHandler(() => this.server(environment, sandboxes), this.handlerOptions('stateless')),
+  /** `idleTtlMs` overrides the host's idle TTL for this handle; `env` goes into its general sandbox's spec. */
+  createHandle(environment: Environment, principal: string, options: { idleTtlMs?: number; env?: Readonly<Record<string, string>> } = {}): HandleInfo {
+    const sandboxes = new LazySandboxes(this.options.sandboxSource, options.env);
+    const record = this.handles.add(
+      environment,
+      principal,
+      sandboxes,
+      () => createMcpHandler(() => this.server(environment, sandboxes), this.handlerOptions('stateless')),
+      options.idleTtlMs,
     );
     return this.info(record);
+  }
+
+  /** The principal's live handles, oldest first. */
+  listHandles(principal: string): HandleInfo[] {
+    return this.handles.listOwnedBy(principal).map((record) => this.info(record));
+  }
+
+  /**
+   * Runs `use` with the handle's general sandbox session (leased on first use), counted as a call so idle expiry
+   * waits for it. Undefined when the handle is not found (or is another principal's).
+   */
+  async withHandleSession<T>(id: string, principal: string, use: (session: SandboxSession) => Promise<T>, options: { abortSignal?: AbortSignal } = {}): Promise<{ value: T } | undefined> {
+    const record = this.handles.get(id, principal);
+    if (!record) return undefined;
+    const endCall = record.sandboxes.beginCall();
+    try {
+      return { value: await use(await record.sandboxes.session('general', options)) };
+    } finally {
+      endCall();
+    }
   }
 
   describeHandle(id: string, principal: string): HandleInfo | undefined {
@@ -214,6 +240,6 @@ export class ToolServerHost {
   }
 
   private info(record: SandboxHandleRecord<McpHttpHandler>): HandleInfo {
-    return { id: record.id, environment: record.environment.name, expiresAtMs: record.sandboxes.expiresAtMs(this.options.idleTtlMs) };
+    return { id: record.id, environment: record.environment.name, expiresAtMs: record.sandboxes.expiresAtMs(record.idleTtlMs ?? this.options.idleTtlMs) };
   }
 }
