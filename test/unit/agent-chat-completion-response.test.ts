@@ -10,7 +10,7 @@ const completion = (message: Record<string, unknown>, extra: Record<string, unkn
 describe('readChatCompletion', () => {
   it('reads a final answer without tool_calls', () => {
     const turn = readChatCompletion(completion({ role: 'assistant', content: 'hi' }), 1);
-    expect(turn).toEqual({ message: { role: 'assistant', content: 'hi' }, toolCalls: [], finishReason: 'stop', tokens: null });
+    expect(turn).toEqual({ message: { role: 'assistant', content: 'hi' }, toolCalls: [], finishReason: 'stop', truncated: false, usage: null, tokens: null });
   });
 
   it('normalises tool calls: missing ids, object arguments, missing arguments', () => {
