@@ -140,10 +140,15 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
 
   it('--backend auto reaches docker the way the pool does: a DOCKER_HOST with no daemon makes it choose process', async () => {
     const out = join(scratch, 'auto');
-    const result = await runCorral(['eval', 'python-code', '--dataset', TINY_CODE, '--agent', 'oracle', '--backend', 'auto', '--no-progress', '--out', out], { DOCKER_HOST: `unix://${join(scratch, 'no-daemon.sock')}`, CORRAL_DOCKER_SOCKET: '' });
+    const noDaemon = { DOCKER_HOST: `unix://${join(scratch, 'no-daemon.sock')}`, CORRAL_DOCKER_SOCKET: '' };
+    const result = await runCorral(['eval', 'python-code', '--dataset', TINY_CODE, '--agent', 'oracle', '--backend', 'auto', '--no-progress', '--out', out], noDaemon);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('backend auto: process');
     expect(readMetadata(out)).toMatchObject({ backend: 'process', errored: 0, avg_reward: 1 });
+    // corral doctor asks the same daemon, so the two agree.
+    const doctor = await runCorral(['doctor', '--json'], noDaemon);
+    const docker = (JSON.parse(doctor.stdout) as { backends: { backend: string; ok: boolean; reason?: string }[] }).backends.find((entry) => entry.backend === 'docker');
+    expect(docker).toMatchObject({ ok: false, reason: expect.stringContaining('no-daemon.sock') });
   }, 120_000);
 
   it('records truncation (finish_reason "length"), keeps <think> reasoning out of the final answer, sums token usage and reports pass@k', async () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import { BACKEND_NAMES } from '../../sandbox/spec.js';
 
@@ -10,9 +11,11 @@ export function registerDoctorCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const report = [];
+      // The daemon the pool and --backend auto use: --docker-socket / CORRAL_DOCKER_SOCKET, else DOCKER_HOST.
+      const socketPath = loadConfig().sandbox.dockerSocketPath;
       for (const name of BACKEND_NAMES) {
         try {
-          const provider = await loadProvider(name);
+          const provider = await loadProvider(name, socketPath ? { dockerSocketPath: socketPath } : {});
           const availability = await provider.available();
           await provider.close();
           report.push({ backend: name, ...availability });
@@ -21,7 +24,7 @@ export function registerDoctorCommand(program: Command): void {
         }
       }
       const docker = report.find((entry) => entry.backend === 'docker');
-      const images = docker?.ok ? await (await import('../../sandbox/docker/image-builder.js')).imageStatus().catch(() => []) : [];
+      const images = docker?.ok ? await (await import('../../sandbox/docker/image-builder.js')).imageStatus(socketPath ? { dockerSocketPath: socketPath } : {}).catch(() => []) : [];
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ backends: report, images }, null, 2)}\n`);
       } else {
