@@ -30,6 +30,11 @@ export const serverConfigSchema = z
     bodyLimitBytes: z.number().int().positive().default(4 * 1024 * 1024),
     /** Sandboxes of idle MCP sessions are released after this long. */
     idleTtlMs: z.number().int().positive().default(10 * 60 * 1000),
+    /**
+     * Model endpoints POST /v1/rollouts may call: host names, IPs or CIDRs (e.g. "10.0.0.0/8"). Empty: any, except
+     * loopback, link-local (metadata) and unspecified addresses when bound beyond 127.0.0.1. Non-empty: only these.
+     */
+    modelEndpointAllowlist: z.array(z.string().min(1)).default([]),
     // Limits against slow or greedy clients (docs/security.md).
     /** A request whose headers and body have not fully arrived after this long is answered 408 and its connection closed. */
     requestTimeoutMs: z.number().int().positive().default(60_000),

@@ -111,5 +111,10 @@ export interface RolloutService {
    * loads the examples. A bad request throws a CorralError whose audience is 'caller' and whose details.field
    * names the request field; anything else is a server fault.
    */
-  prepare(request: RolloutRequest, options: { abortSignal: AbortSignal }): Promise<PreparedRollouts>;
+  prepare(request: RolloutRequest, options: { abortSignal: AbortSignal; log?: RolloutLog }): Promise<PreparedRollouts>;
+}
+
+/** Where the service writes what must not reach the caller (a model endpoint's own error text): the request's logger. */
+export interface RolloutLog {
+  warn(details: Record<string, unknown>, message: string): void;
 }

@@ -42,7 +42,7 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
     try {
       let prepared: PreparedRollouts;
       try {
-        prepared = await options.service.prepare(parsed.data, { abortSignal: controller.signal });
+        prepared = await options.service.prepare(parsed.data, { abortSignal: controller.signal, log: request.log });
       } catch (error) {
         if (CorralError.isInstance(error) && error.audience === 'caller') return reply.code(400).send(callerErrorBody(error));
         throw error;

@@ -106,6 +106,9 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
       [{ env: './examples/custom-env/index.ts', n: 1, model }, 'env'],
       [{ env: 'python-code', example_ids: ['Tiny/0', 'Nope/9'], model }, 'example_ids'],
       [{ env: 'python-code', n: 1, model, sampling_args: { model: 'other' } }, 'sampling_args'],
+      // An inline code problem without tests could only run to an error at scoring.
+      [{ env: 'python-code', examples: [{ id: 'no-tests', prompt: 'write f' }], model }, 'examples.0.info'],
+      [{ env: 'python-code', examples: [{ id: 'ok', prompt: 'x', info: { format: 'mbpp', tests: ['assert True'] } }, { id: 'empty', prompt: 'y', info: {} }], model }, 'examples.1.info'],
     ];
     for (const [body, field] of cases) {
       const response = await server.post(body);
@@ -149,7 +152,7 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
   it('closing the server ends open streams with a cancelled summary and releases their sandboxes first', async () => {
     const own = await startRolloutServer();
     try {
-      const response = await own.post({ env: 'python-code', examples: [{ id: 'h', prompt: 'hang h', info: {} }], rollouts_per_example: 2, model: modelField() });
+      const response = await own.post({ env: 'python-code', examples: [{ id: 'h', prompt: 'hang h', info: { format: 'humaneval', tests: '', entry_point: 'f' } }], rollouts_per_example: 2, model: modelField() });
       const lines = readNdjson(response);
       await waitFor(() => own.leased() === 2, 30_000, () => `leased ${own.leased()} of 2`);
       await own.app.close();

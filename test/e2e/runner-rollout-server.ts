@@ -40,7 +40,7 @@ export async function startRolloutServer(): Promise<RolloutServer> {
     environments: runtime.catalog,
     sandboxSource: runtime.sandboxSource,
     pool: runtime.pool,
-    rollouts: createRolloutService({ runtime, dataDir: config.data.dataDir }),
+    rollouts: createRolloutService({ runtime, dataDir: config.data.dataDir, server: config.server }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -5,11 +5,17 @@
  * HTTP stream instead of results.jsonl.
  */
 import { CorralError } from '../../core/errors.js';
-import type { PreparedRollouts, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
+import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
 import { poolSandboxSource, type SandboxSource } from '../../mcp/sandbox-source.js';
+import type { Agent } from '../../runner/agents/agent.js';
+import { withoutUpstreamDetail } from '../../runner/agents/model-error.js';
+import { ModelEndpointPolicy } from '../../runner/agents/model-endpoint-policy.js';
+import type { Fetch } from '../../runner/agents/nested-error-fetch.js';
+import { createNodeHttpFetch } from '../../runner/agents/node-http-fetch.js';
 import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
 import type { Environment, Example } from '../../runner/env/environment.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
+import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import type { ToolRuntime } from '../commands/tool-runtime.js';
@@ -27,12 +33,25 @@ export interface RolloutServiceOptions {
   environments?: Readonly<Record<string, () => Environment>>;
   /** Ceiling on a request's max_concurrency (default 256); the pool's max bounds sandboxes across requests anyway. */
   maxConcurrency?: number;
+  /**
+   * Where the server listens and which model endpoints it may call (config.server). Bound to loopback, the
+   * caller is local and internal addresses are allowed; bound beyond it (or omitted), they are refused.
+   */
+  server?: { host: string; modelEndpointAllowlist?: readonly string[] };
 }
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 const DEFAULT_CONCURRENCY = 32;
 
 export function createRolloutService(options: RolloutServiceOptions): RolloutService {
   const environments = options.environments ?? builtInEnvironments;
+  const endpointPolicy = new ModelEndpointPolicy({
+    allow: options.server?.modelEndpointAllowlist ?? [],
+    refuseInternal: options.server === undefined || !isLoopbackHost(options.server.host),
+  });
+  // One guarded fetch for every agent: each connection's own DNS lookup applies the policy (DNS rebinding).
+  const guardedFetch = createNodeHttpFetch(endpointPolicy);
   // Datasets are read once per environment (SQuAD dev is 10,570 questions); a failed read is not kept.
   const datasets = new Map<string, Promise<Example[]>>();
   const datasetOf = (environment: Environment): Promise<Example[]> => {
@@ -46,7 +65,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   };
 
   return {
-    async prepare(request): Promise<PreparedRollouts> {
+    async prepare(request, { log }): Promise<PreparedRollouts> {
       const factory = Object.hasOwn(environments, request.env) ? environments[request.env] : undefined;
       if (!factory) throw invalidField('env', `no environment named '${request.env}'`, { available: Object.keys(environments) });
       const loaded = factory();
@@ -55,8 +74,11 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         throw invalidField('env', `${environment.name} needs the wiki tools, and this server loaded no wiki corpus (start corral serve with --corpus PATH or CORRAL_DATA_DIR)`);
       }
       const tools = toolsForToolsets(environment.toolsets, options.runtime.wiki);
+      if (request.examples) checkInlineExamples(environment, request.examples);
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
-      const agent = createAgent(request);
+      // Refused before anything runs; the guarded fetch refuses again at connect time.
+      await endpointPolicy.assertAllowed(new URL(request.model.base_url));
+      const agent = withheldUpstreamErrors(createAgent(request, guardedFetch), log);
       const rolloutsPerExample = request.rollouts_per_example;
       const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
       const sandboxSource = sandboxSourceFor(environment, options.runtime);
@@ -109,9 +131,10 @@ function explainMissingDataset(error: unknown): never {
   throw error;
 }
 
-function createAgent(request: RolloutRequest): OpenAIAgent {
+function createAgent(request: RolloutRequest, fetch: Fetch): OpenAIAgent {
   try {
     return new OpenAIAgent({
+      fetch,
       model: request.model.model,
       baseURL: request.model.base_url,
       // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.
@@ -125,6 +148,36 @@ function createAgent(request: RolloutRequest): OpenAIAgent {
     if (CorralError.hasCode(error, 'CFG_ERR_INVALID')) throw invalidField('sampling_args', error.message);
     throw error;
   }
+}
+
+/**
+ * base_url is the remote client's choice, so what that endpoint answered (an error body, a socket error naming
+ * internal addresses) goes to the server's log, and the record gets the status and code only. `corral eval`
+ * builds its agent directly and keeps the full text for its local user.
+ */
+function withheldUpstreamErrors(agent: OpenAIAgent, log: RolloutLog | undefined): Agent {
+  return {
+    name: agent.name,
+    model: agent.model,
+    samplingArgs: agent.samplingArgs,
+    async run(input) {
+      try {
+        await agent.run(input);
+      } catch (error) {
+        if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
+        log?.warn({ err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex }, 'model endpoint failed (detail withheld from the rollout caller)');
+        throw withoutUpstreamDetail(error);
+      }
+    },
+  };
+}
+
+/** Inline examples for an environment scored by tests_pass must carry tests, or every rollout would run only to error at scoring. */
+function checkInlineExamples(environment: Environment, examples: readonly Example[]): void {
+  if (!environment.rubric.some((item) => item.name === 'tests_pass')) return;
+  const index = examples.findIndex((example) => harnessTestsFromInfo(example.info) === null);
+  if (index < 0) return;
+  throw invalidField(`examples.${index}.info`, `example '${examples[index]!.id}' has no tests: ${environment.name} scores by running them, so info needs format ('humaneval', 'mbpp' or 'mbpp-sanitized'), tests and, for humaneval, entry_point`);
 }
 
 /** The environment's sandbox overrides (python-code: reuse 'reset') make their own pool bucket, as in `corral eval`. */

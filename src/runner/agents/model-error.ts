@@ -26,6 +26,9 @@ export function classifyModelError(error: unknown, timedOut: boolean): ModelAtte
   if (CorralError.isInstance(error) && error.code.startsWith('MODEL_')) {
     return { code: error.code as ModelErrorCode, retryable: false, message: error.message, cause: error };
   }
+  // A connection refused by the endpoint policy (inside the socket's lookup) arrives wrapped by the openai package.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (CorralError.hasCode(cause, 'MODEL_ERR_ENDPOINT_REFUSED')) return { code: 'MODEL_ERR_ENDPOINT_REFUSED', retryable: false, message: cause.message, cause: error };
   if (timedOut || error instanceof APIConnectionTimeoutError) {
     return { code: 'MODEL_ERR_TIMEOUT', retryable: true, message: 'model request timed out', cause: error };
   }
@@ -59,6 +62,34 @@ export function toModelError(failure: ModelAttemptFailure, context: { attempts: 
   return new CorralError(failure.code, `model ${context.model} at ${context.baseURL} failed${status}${tried}: ${failure.message}`, {
     cause: failure.cause,
     details: { status: failure.status ?? null, attempts: context.attempts, model: context.model, baseURL: context.baseURL, requestId: failure.requestId ?? null },
+  });
+}
+
+/** Our own words per code, for callers who must not see what the endpoint said. */
+const WITHHELD_TEXT: Partial<Record<ModelErrorCode, string>> = {
+  MODEL_ERR_HTTP: 'the endpoint refused the request',
+  MODEL_ERR_CONTEXT_LENGTH: 'the conversation exceeds the model context length',
+  MODEL_ERR_RATE_LIMITED: 'the endpoint kept rate-limiting the request',
+  MODEL_ERR_SERVER: 'the endpoint kept failing',
+  MODEL_ERR_CONNECTION: 'the endpoint could not be reached',
+  MODEL_ERR_TIMEOUT: 'the request timed out',
+  MODEL_ERR_BAD_RESPONSE: 'the endpoint answered with something that is not a chat completion',
+};
+
+/**
+ * The same failure with the endpoint's words taken out: status, code and attempts only. For the rollout API,
+ * where base_url is chosen by a remote client, an upstream body (or a socket error naming internal addresses)
+ * would let that client read services only the server can reach. The original stays the cause, for the log.
+ */
+export function withoutUpstreamDetail(error: CorralError): CorralError {
+  const text = WITHHELD_TEXT[error.code as ModelErrorCode];
+  if (!text) return error;
+  const { status, attempts, model, baseURL } = error.details as { status?: number | null; attempts?: number; model?: string; baseURL?: string };
+  const tried = typeof attempts === 'number' && attempts > 1 ? ` after ${attempts} attempts` : '';
+  const http = typeof status === 'number' ? ` (HTTP ${status})` : '';
+  return new CorralError(error.code, `model ${model ?? '?'} at ${baseURL ?? '?'} failed${http}${tried}: ${text} (details are in the server log)`, {
+    cause: error,
+    details: { status: status ?? null, attempts: attempts ?? null, model: model ?? null, baseURL: baseURL ?? null },
   });
 }
 

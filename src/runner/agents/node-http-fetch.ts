@@ -6,24 +6,52 @@
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { Fetch } from './nested-error-fetch.js';
 
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 1024 });
-const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 1024 });
+/** Decides which addresses a fetch may connect to (see model-endpoint-policy.ts). */
+export interface ConnectionGuard {
+  /** The sockets' DNS lookup: it calls back an error for addresses that may not be reached. */
+  lookup: LookupFunction;
+  /** Literal IP hosts skip the lookup, so they are checked here first; the error to fail with, or null. */
+  refuseLiteral(hostname: string): Error | null;
+}
 
-export const nodeHttpFetch: Fetch = (input, init = {}) => {
-  if (input instanceof Request) return globalThis.fetch(input, init);
-  const url = new URL(String(input));
+const agentOptions = { keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 1024 };
+
+export const nodeHttpFetch: Fetch = createNodeHttpFetch();
+
+/**
+ * A fetch with its own keep-alive agents. With a guard, every connection goes through the guard's lookup
+ * (a kept-alive socket was checked when it connected), and nothing falls back to the built-in fetch, which
+ * would bypass it.
+ */
+export function createNodeHttpFetch(guard?: ConnectionGuard): Fetch {
+  const extra = guard ? { lookup: guard.lookup } : {};
+  const httpAgent = new HttpAgent({ ...agentOptions, ...extra });
+  const httpsAgent = new HttpsAgent({ ...agentOptions, ...extra });
+  return (input, init = {}) => {
+    const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : null;
+    if (input instanceof Request || body === null) {
+      if (guard) return Promise.reject(new TypeError('a guarded model fetch sends string URLs and string bodies only'));
+      // Anything but a string body (FormData, streams) goes to the built-in fetch, which handles every case.
+      return globalThis.fetch(input, init);
+    }
+    const url = new URL(String(input));
+    const refusal = guard?.refuseLiteral(url.hostname);
+    if (refusal) return Promise.reject(refusal);
+    return send(url, init, body, url.protocol === 'https:' ? httpsAgent : httpAgent);
+  };
+}
+
+function send(url: URL, init: RequestInit, body: string | undefined, agent: HttpAgent): Promise<Response> {
   const secure = url.protocol === 'https:';
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-  const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : null;
-  // Anything but a string body (FormData, streams) goes to the built-in fetch, which handles every case.
-  if (body === null) return globalThis.fetch(input, init);
   return new Promise<Response>((resolve, reject) => {
     const request = (secure ? httpsRequest : httpRequest)(
       url,
-      { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent, signal: init.signal ?? undefined },
+      { method: init.method ?? 'GET', headers, agent, signal: init.signal ?? undefined },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,4 +70,4 @@ export const nodeHttpFetch: Fetch = (input, init = {}) => {
     request.on('error', reject);
     request.end(body);
   });
-};
+}
