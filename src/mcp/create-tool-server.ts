@@ -5,11 +5,13 @@
  * Sandboxes come from `sandboxSource`, leased lazily on the first call of a tool that needs one.
  */
 import { type CallToolResult, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { CorralError } from '../core/errors.js';
+import type { SandboxSession } from '../sandbox/session.js';
 import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { ToolSandboxes } from './lazy-sandboxes.js';
 import { errorCodeOf, toProtocolError } from './protocol-error-mapping.js';
-import { sandboxKindFor } from './sandbox-source.js';
+import { type SandboxKind, sandboxKindFor } from './sandbox-source.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 
 export const SERVER_NAME = 'corral';
@@ -58,11 +60,14 @@ export function createToolServer(options: CreateToolServerOptions): McpServer {
     const endCall = options.onCallStart?.();
     const startedAt = performance.now();
     try {
+      const kind = sandboxKindFor(tool.sandboxCapability);
+      let session: SandboxSession | undefined;
       const result = await invokeTool(tool, params.arguments, {
         abortSignal,
-        openSession: () => options.sandboxSource.session(sandboxKindFor(tool.sandboxCapability), { abortSignal }),
+        openSession: async () => (session = await options.sandboxSource.session(kind, { abortSignal })),
       });
       const errorCode = result.isError ? errorCodeOfResult(result.structuredContent) : undefined;
+      if (errorCode === 'SBX_ERR_TIMEOUT' && session) await failIfUnresponsive(options.sandboxSource, kind, session, tool.name);
       options.observer?.toolCallFinished({
         tool: tool.name,
         durationMs: performance.now() - startedAt,
@@ -92,6 +97,18 @@ export type DirectToolCall = (params: { name: string; arguments?: Record<string,
 
 /** Servers whose tools/call is ours end to end (an environment that replaces the handler must delete its entry). */
 export const directToolCalls = new WeakMap<McpServer, DirectToolCall>();
+
+/**
+ * A timeout is the model's to read only while the sandbox still works (a busy command). An agent that does not
+ * answer its own ping is wedged: that is infrastructure, and the sandbox has been retired so the session's
+ * next call gets a fresh one.
+ */
+async function failIfUnresponsive(sandboxes: ToolSandboxes, kind: SandboxKind, session: SandboxSession, toolName: string): Promise<void> {
+  if (!(await sandboxes.retireIfUnresponsive?.(kind, session))) return;
+  throw new CorralError('SBX_ERR_UNRESPONSIVE', `${toolName} timed out and sandbox ${session.id} then failed its health check; it was taken out of service and its state is lost (the next call starts a fresh sandbox)`, {
+    details: { sandboxId: session.id, tool: toolName },
+  });
+}
 
 /** Tool results that failed inside the tool carry `{error: {code}}`; failures the tool reports in its own shape (exit code) count as TOOL_FAILED. */
 function errorCodeOfResult(content: unknown): string {

@@ -14,10 +14,21 @@ import type { SandboxKind, SandboxSource } from './sandbox-source.js';
 /** What a tool server needs from its handle: a session of a kind, leased on demand. */
 export interface ToolSandboxes {
   session(kind: SandboxKind, options?: { abortSignal?: AbortSignal }): Promise<SandboxSession>;
+  /**
+   * After a call on `session` timed out: pings its sandbox and, when the agent does not answer its own health
+   * check, takes it out of service (destroyed, never pooled again) so the next call leases a fresh one. True
+   * when the sandbox is unresponsive (or was already retired for that reason).
+   */
+  retireIfUnresponsive?(kind: SandboxKind, session: SandboxSession): Promise<boolean>;
 }
+
+/** A paused or frozen agent never answers; a busy one answers a ping in milliseconds. */
+export const UNRESPONSIVE_PING_TIMEOUT_MS = 5_000;
 
 export class LazySandboxes implements ToolSandboxes {
   private readonly leases = new Map<SandboxKind, Promise<Lease>>();
+  /** Sessions already found unresponsive: concurrent calls that timed out on them get the same answer. */
+  private readonly retired = new WeakSet<SandboxSession>();
   /** Aborts acquires still waiting in the pool when the handle is released. */
   private readonly lifetime = new AbortController();
   private callsInFlight = 0;
@@ -93,6 +104,19 @@ export class LazySandboxes implements ToolSandboxes {
     // A failed acquire is forgotten so the next call tries again.
     started.catch(() => this.leases.get(kind) === started && this.leases.delete(kind));
     return started;
+  }
+
+  async retireIfUnresponsive(kind: SandboxKind, session: SandboxSession): Promise<boolean> {
+    if (this.retired.has(session)) return true;
+    const pending = this.leases.get(kind);
+    const lease = pending ? await pending.catch(() => undefined) : undefined;
+    // Not this handle's current sandbox (already replaced, or released): nothing left to retire.
+    if (!lease || lease.session !== session) return false;
+    if (await lease.health({ timeoutMs: UNRESPONSIVE_PING_TIMEOUT_MS })) return false;
+    this.retired.add(session);
+    if (this.leases.get(kind) === pending) this.leases.delete(kind);
+    await lease.release({ destroy: true });
+    return true;
   }
 
   /** Ids of the leases currently held, for logs and tests. */

@@ -14,6 +14,8 @@ export interface Lease extends AsyncDisposable {
   readonly acquireMs: number;
   /** Returns the sandbox to the pool (destroyed or reset per its spec). Safe to call twice. */
   release(options?: { destroy?: boolean }): Promise<void>;
+  /** Liveness probe of the sandbox (its agent answers a ping within timeoutMs); false instead of throwing. */
+  health(options?: { timeoutMs?: number }): Promise<boolean>;
   /** True once the sandbox died under this lease (calls will throw SBX_ERR_CLOSED). */
   readonly closed: boolean;
 }

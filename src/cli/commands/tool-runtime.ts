@@ -46,7 +46,7 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
   };
   const dockerSocketPath = config.sandbox.dockerSocketPath;
   const pool = new SandboxPool(
-    { minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs },
+    { minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs, idleTimeoutMs: config.sandbox.idleTimeoutMs },
     { resolveProvider: (name) => loadProvider(name, dockerSocketPath ? { dockerSocketPath } : {}) },
   );
   if (options.minIdle > 0) void pool.warm(specs.general, options.minIdle).catch((error: Error) => options.log(`warm-up failed: ${error.message}`));
@@ -61,4 +61,3 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
     close: () => pool.close(),
   };
 }
-

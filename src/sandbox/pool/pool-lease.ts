@@ -29,6 +29,24 @@ export class PoolLease implements Lease {
     return this.released || this.handle.closed;
   }
 
+  /**
+   * The handle's own probe waits out the agent connection's host margin (seconds) on top of timeoutMs; a frozen
+   * sandbox must be told apart sooner, so the answer is capped at timeoutMs here.
+   */
+  async health(options: { timeoutMs?: number } = {}): Promise<boolean> {
+    if (this.closed) return false;
+    const timeoutMs = options.timeoutMs ?? 5_000;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([this.handle.health({ timeoutMs, abortSignal: controller.signal }).catch(() => false), deadline]);
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
   async release(options: { destroy?: boolean } = {}): Promise<void> {
     if (this.released) return;
     this.released = true;
