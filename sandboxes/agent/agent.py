@@ -44,7 +44,8 @@ class Agent:
         self.writer = writer
         self.workspace = os.path.abspath(options.workspace)
         self.process_scope = options.process_scope
-        scratch = options.scratch_dir if options.scratch_dir is not None else ["/tmp", "/dev/shm"]
+        # /dev/mqueue: POSIX message queues are files too, and must not outlive an episode either.
+        scratch = options.scratch_dir if options.scratch_dir is not None else ["/tmp", "/dev/shm", "/dev/mqueue"]
         self.scratch_dirs = [path for path in scratch if os.path.isdir(path)]
         self.directory_modes = {path: stat.S_IMODE(os.stat(path).st_mode) for path in [self.workspace, *self.scratch_dirs]}
         self.groups = LiveGroups()
@@ -169,7 +170,7 @@ def parse_options(argv):
         "--process-scope", choices=["namespace", "descendants"], default="namespace",
         help="what reset and shutdown may kill: the whole PID namespace, or only the agent's descendants (unsandboxed)",
     )
-    parser.add_argument("--scratch-dir", action="append", default=None, help="directory reset wipes besides the workspace (default /tmp, /dev/shm)")
+    parser.add_argument("--scratch-dir", action="append", default=None, help="directory reset wipes besides the workspace (default /tmp, /dev/shm, /dev/mqueue)")
     parser.add_argument(
         "--user-command-prefix", type=parse_command_prefix, default=[],
         help="JSON array of argv strings put before every process that runs user code (exec, the REPL worker)",
