@@ -48,10 +48,13 @@ export const serverConfigSchema = z
     maxBufferedBytesPerConnection: z.number().int().positive().default(4 * 1024 * 1024),
     /** A connection that stays above maxBufferedBytesPerConnection this long is closed. */
     slowClientGraceMs: z.number().int().positive().default(30_000),
-    /** Quotas per principal (bearer token digest, or remote address without a token); exceeding one answers 429. */
-    maxSessionsPerPrincipal: z.number().int().positive().default(256),
-    maxHandlesPerPrincipal: z.number().int().positive().default(256),
-    maxLeasedSandboxesPerPrincipal: z.number().int().positive().default(128),
+    /**
+     * Quotas per principal (bearer token digest, or remote address without a token); exceeding one answers 429.
+     * Defaults sit above one busy trainer (a thousand sessions) and far below a flood (issue 7: 5,000 sessions, 20,000 handles).
+     */
+    maxSessionsPerPrincipal: z.number().int().positive().default(1024),
+    maxHandlesPerPrincipal: z.number().int().positive().default(1024),
+    maxLeasedSandboxesPerPrincipal: z.number().int().positive().default(1024),
     maxRolloutRequestsPerPrincipal: z.number().int().positive().default(16),
   })
   .strict();
