@@ -12,9 +12,9 @@ export const sandboxConfigSchema = z
     max: z.number().int().min(1).default(256),
     acquireTimeoutMs: z.number().int().positive().default(60_000),
     reuse: z.enum(['destroy', 'reset']).default('destroy'),
-  })
     /** Idle sandboxes above minIdle are destroyed after waiting this long (a burst's leftovers); 0 keeps them. */
     idleTimeoutMs: z.number().int().min(0).default(60_000),
+  })
   .strict();
 
 export const serverConfigSchema = z

@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   RUBRIC_ERR_TOOL_FAILED: { audience: 'infrastructure', transient: false, doc: "A rubric could not use the rollout's tools (e.g. writing the test harness failed), so the answer could not be judged." },
   RUBRIC_ERR_JUDGE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The LLM judge endpoint failed or gave no yes/no grade; the rollout is errored, never scored 0.' },
   RUBRIC_ERR_FAILED: { audience: 'infrastructure', transient: false, doc: "A rubric function threw an error without a corral code (a bug in the environment's rubric); the rollout is errored, never scored 0." },
+  HTTP_ERR_QUOTA_EXCEEDED: { audience: 'caller', transient: true, doc: 'A per-principal server quota (MCP sessions, sandbox handles, leased sandboxes, rollout requests) is full: HTTP 429; details.quota names the setting, details.limit its value.' },
   ERR_ABORTED: { audience: 'caller', transient: false, doc: 'The operation was cancelled through its AbortSignal.' },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 

@@ -6,7 +6,7 @@ import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAn
 const REFUSAL_LINGER_MS = 1_000;
 
 /** Routes a load balancer must reach without credentials. */
-const UNAUTHENTICATED_PATHS = new Set(['/healthz']);
+const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Host/Origin (403) and bearer token (401) on every request, as a root-level hook so no route can skip it. */
 export function addRequestGuardHooks(app: FastifyInstance, server: ServerConfig): void {
