@@ -13,7 +13,7 @@ import { itWithCapabilities, requireCapabilities, useSandbox, type MakeProvider 
 const PROBE = String.raw`
 import ctypes, json, os
 libc = ctypes.CDLL(None, use_errno=True)
-me = os.getpid()  # its own cmdline (python3 -c <this>) mentions agent.py too
+me = os.getpid()
 forged = b'{"id":1,"ok":true,"result":{"ok":true,"leftovers":[],"durationMs":1}}\n'
 def succeeded(action):
     try:
@@ -21,24 +21,29 @@ def succeeded(action):
         return True
     except OSError:
         return False
+def open_fd(path, flags):  # O_NONBLOCK: a FIFO without a peer must fail, not hang the probe
+    os.close(os.open(path, flags | os.O_NONBLOCK))
 def write_forged(path):
-    with open(path, "wb", buffering=0) as handle:
-        handle.write(forged)
+    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(fd, forged)
+    finally:
+        os.close(fd)
 agents = []
 for entry in os.listdir("/proc"):
     if not entry.isdigit() or int(entry) == me:
         continue
     pid = int(entry)
     try:
-        cmdline = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode("utf-8", "replace")
+        argv = open(f"/proc/{pid}/cmdline", "rb").read().decode("utf-8", "replace").split("\0")
         status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
     except OSError:
         continue
-    if "agent.py" not in cmdline:
+    if not any(part.endswith("agent.py") for part in argv):  # a launcher whose argv holds this probe is not it
         continue
     found = {"pid": pid, "uid": int(status["Uid"].split()[0]), "ways_in": []}
     for fd in (0, 1, 2):
-        if succeeded(lambda: open(f"/proc/{pid}/fd/{fd}", "rb").close()):
+        if succeeded(lambda: open_fd(f"/proc/{pid}/fd/{fd}", os.O_RDONLY)):
             found["ways_in"].append(f"open fd/{fd} for reading")
     if succeeded(lambda: os.listdir(f"/proc/{pid}/fd")):
         found["ways_in"].append("list fd/")
