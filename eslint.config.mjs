@@ -29,4 +29,6 @@ export default tseslint.config(
   layer(['src/mcp/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
   layer(['src/http/**'], ['**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
   layer(['src/runner/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**']),
+  layer(['src/conformance/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/**', '**/testing/**']),
+  layer(['src/testing/**'], ['**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**', '**/conformance/**']),
 );

@@ -10,7 +10,8 @@ import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
 import type { HttpLoadRequest, HttpLoadTarget, LoadResult } from './load/load-types.js';
-import { TRIVIAL_TOOL, tinyWikiIndex } from './load/tiny-wiki-index.js';
+import { smallWikiIndex } from '../src/testing/small-wiki-index.js';
+import { TRIVIAL_TOOL } from './load/trivial-tool.js';
 import { ECHO_PATH, startFastifyEchoServer } from './peers/fastify-echo-server.js';
 import { SDK_EXAMPLE_PATH, startSdkExampleServer } from './peers/sdk-example-server.js';
 
@@ -27,7 +28,7 @@ const WARMUP_MS = 500;
 const FIRST_PASS_MS = 2000;
 
 export async function httpThroughputFigures(corral: CorralBenchServer, options: HttpThroughputOptions): Promise<Figure[]> {
-  const sdkPeer = await startSdkExampleServer(searchPagesTool(tinyWikiIndex()));
+  const sdkPeer = await startSdkExampleServer(searchPagesTool(smallWikiIndex()));
   const ceiling = await startFastifyEchoServer();
   const { worker } = await ChildWorker.start('./http-load-worker.ts');
   const tool = { toolName: TRIVIAL_TOOL.name, toolArguments: { ...TRIVIAL_TOOL.arguments } };

@@ -9,7 +9,7 @@ import { buildEnvironmentCatalog } from '../src/mcp/environments.js';
 import { poolSandboxSource } from '../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
 import type { SandboxSpecInput } from '../src/sandbox/spec.js';
-import { tinyWikiIndex } from './load/tiny-wiki-index.js';
+import { smallWikiIndex } from '../src/testing/small-wiki-index.js';
 import { type ListeningServer, originOf } from './peers/listening-server.js';
 
 export interface CorralBenchServer extends ListeningServer {
@@ -24,7 +24,7 @@ export async function startCorralBenchServer(options: { backend: 'process' | 'do
   const generalSpec: SandboxSpecInput = options.backend === 'docker' ? { backend: 'docker', image: options.image ?? config.sandbox.image } : { backend: 'process' };
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
   const app = buildServer(config, {
-    environments: buildEnvironmentCatalog({ wiki: tinyWikiIndex() }),
+    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
     sandboxSource: poolSandboxSource(pool, { general: generalSpec, javascript: { backend: 'isolate' } }),
     pool,
   });

@@ -6,7 +6,7 @@ import type { Figure } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
-import { TRIVIAL_TOOL } from './load/tiny-wiki-index.js';
+import { TRIVIAL_TOOL } from './load/trivial-tool.js';
 import type { LoadResult, WebSocketLoadRequest } from './load/load-types.js';
 
 export interface WebSocketThroughputOptions {

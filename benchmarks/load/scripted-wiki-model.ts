@@ -4,8 +4,8 @@
  * view_sections(top page), read_section(first section), read_section(second section), then an answer. Its own
  * process, so serialising ~5,000 completions does not share the runner's event loop.
  */
-import type { ChatCompletionRequestBody, ModelReply } from '../../src/runner/agents/scripted-model-server.js';
-import { startScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import type { ChatCompletionRequestBody, ModelReply } from '../../src/testing/scripted-model-server.js';
+import { startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import type { ChatMessage } from '../../src/runner/trajectory/messages.js';
 
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;

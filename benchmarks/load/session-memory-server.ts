@@ -7,13 +7,13 @@ import { startCorralBenchServer } from '../mcp-bench-server.js';
 import { SDK_EXAMPLE_PATH, startSdkExampleServer } from '../peers/sdk-example-server.js';
 import { searchPagesTool } from '../../src/tools/wiki-tools/search-pages-tool.js';
 import { serveWorkerRequests } from './child-worker.js';
-import { tinyWikiIndex } from './tiny-wiki-index.js';
+import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 const kind = process.argv[2] === 'sdk' ? 'sdk' : 'corral';
 
 async function start(): Promise<{ origin: string; path: string; sessions: () => number }> {
   if (kind === 'sdk') {
-    const server = await startSdkExampleServer(searchPagesTool(tinyWikiIndex()));
+    const server = await startSdkExampleServer(searchPagesTool(smallWikiIndex()));
     return { origin: server.origin, path: SDK_EXAMPLE_PATH, sessions: () => server.sessionCount() };
   }
   const server = await startCorralBenchServer({ backend: 'process' });

@@ -18,7 +18,7 @@ import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { callTool, connectHttp, textOf } from '../helpers/mcp-clients.js';
-import { smallWikiIndex } from '../helpers/small-wiki-index.js';
+import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 import { waitFor } from './runner-rollout-server.js';
 
 const execFileAsync = promisify(execFile);

@@ -5,7 +5,7 @@ import { OpenAIAgent, type OpenAIAgentOptions } from '../../src/runner/agents/op
 import type { Example } from '../../src/runner/env/environment.js';
 import type { ToolAccess, ToolOutcome } from '../../src/runner/env/tool-access.js';
 import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recorder.js';
-import { startScriptedModelServer, type ModelReply, type ModelScript, type ScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import { startScriptedModelServer, type ModelReply, type ModelScript, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 
 const SYSTEM_PROMPT = 'You are a careful test agent.';
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { RUNNER_FIXTURES, spawnCorral } from './runner-cli.js';

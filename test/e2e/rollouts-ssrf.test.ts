@@ -15,7 +15,7 @@ import { startToolRuntime, type ToolRuntime } from '../../src/cli/commands/tool-
 import { createRolloutService } from '../../src/cli/eval/rollout-service.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildServer } from '../../src/http/build-server.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { RUNNER_FIXTURES } from './runner-cli.js';
 import { readNdjson } from './runner-rollout-server.js';

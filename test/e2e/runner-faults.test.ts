@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { CODE_FIXTURES, containersOwnedBy, dataDirectoryWith, docker, readMetadata, readResults, runCorral, spawnCorral } from './runner-cli.js';
 

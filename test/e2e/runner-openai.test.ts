@@ -16,7 +16,7 @@ import { createRolloutService } from '../../src/cli/eval/rollout-service.js';
 import { rolloutRequestSchema } from '../../src/http/rollouts-contract.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
-import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/runner/agents/scripted-model-server.js';
+import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { RUNNER_FIXTURES, readMetadata, readResults, runCorral } from './runner-cli.js';
 
 const processBackend = await backendAvailable('process');

@@ -11,7 +11,7 @@ import type { RolloutService } from '../../src/http/rollouts-contract.js';
 import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
-import { smallWikiIndex } from '../helpers/small-wiki-index.js';
+import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 export interface LimitsServer {
   app: FastifyInstance;

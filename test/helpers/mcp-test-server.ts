@@ -9,7 +9,7 @@ import type { PrincipalResolver } from '../../src/http/principal.js';
 import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
-import { smallWikiIndex } from './small-wiki-index.js';
+import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 export interface TestServerOptions {
   token?: string;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/tools/invoke-tool.js';
 import { MAX_SEARCH_RESULT_LIMIT, searchPagesTool } from '../../src/tools/wiki-tools/search-pages-tool.js';
-import { smallWikiIndex } from '../helpers/small-wiki-index.js';
+import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 const tool = searchPagesTool(smallWikiIndex());
 const search = (input: Record<string, unknown>) => invokeTool(tool, input, { abortSignal: new AbortController().signal });

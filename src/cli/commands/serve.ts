@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { buildServer } from '../../http/build-server.js';
 import { bindsAllInterfaces } from '../../http/request-guards.js';
 import { createRolloutService } from '../eval/rollout-service.js';
-import { withConformanceEnvironment } from '../../mcp/conformance-fixtures/conformance-environment.js';
+import { withConformanceEnvironment } from '../../conformance/conformance-environment.js';
 import { openBackendProbe } from './backend-choice.js';
 import { listenOrExplain } from './listen-or-explain.js';
 import { startToolRuntime } from './tool-runtime.js';

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatMessage } from '../trajectory/messages.js';
+import type { ChatMessage } from '../runner/trajectory/messages.js';
 
 /** vLLM's shapes: top-level prompt_token_ids, choices[0].token_ids, choices[0].logprobs.content[].logprob. */
 export interface ReplyTokens {

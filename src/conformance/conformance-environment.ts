@@ -4,7 +4,7 @@
  * rather than extra registrations on python/js/all, so the test_* tools never reach a model's tool list
  * and the fixtures' tools/call dispatcher never shadows corral's own.
  */
-import { CONFORMANCE_ENVIRONMENT_NAME, type Environment, type EnvironmentCatalog } from '../environments.js';
+import { CONFORMANCE_ENVIRONMENT_NAME, type Environment, type EnvironmentCatalog } from '../mcp/environments.js';
 import { registerConformanceFixtures } from './register-conformance-fixtures.js';
 
 export const conformanceEnvironment: Environment = Object.freeze({

@@ -1,0 +1,13 @@
+// corral/testing: fakes for users' own tests, the way `ai/test` ships beside `ai`. Named exports only. Nothing in
+// src/ imports this room, so the fakes never reach a production code path.
+export { startScriptedModelServer } from './scripted-model-server.js';
+export type {
+  ChatCompletionRequestBody,
+  ModelReply,
+  ModelScript,
+  RecordedRequest,
+  ReplyTokens,
+  ScriptedModelServer,
+  ScriptedToolCall,
+} from './scripted-model-server.js';
+export { smallWikiIndex } from './small-wiki-index.js';
