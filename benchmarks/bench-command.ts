@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { openEnvironmentTools } from '../src/cli/eval/environment-tools.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { CorralError } from '../src/core/errors.js';
-import type { Environment } from '../src/runner/env/environment.js';
+import type { Environment } from '../src/runner/contract/environment.js';
 import { type Figure, formatFigures } from './figure.js';
 import { describeMachine } from './machine.js';
 import type { BenchToolRuntime } from './runner-bench-tools.js';

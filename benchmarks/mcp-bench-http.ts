@@ -4,7 +4,7 @@
  * three servers live in this process; the load generator is a child process. Rounds interleave the targets
  * (rotating which goes first) so noise from other work on the machine lands on all three alike.
  */
-import { searchPagesTool } from '../src/tools/wiki-tools/search-pages-tool.js';
+import { searchPagesTool } from '../src/tools/wiki/search-pages-tool.js';
 import { type Figure, round } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median } from './measure.js';

@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CorralError } from '../src/core/errors.js';
-import { assertFileExists } from '../src/tools/wiki/jsonl-corpus-loader.js';
+import { assertFileExists } from '../src/wiki-search/jsonl-corpus-loader.js';
 
 export interface RecallQuestion {
   readonly id: string;

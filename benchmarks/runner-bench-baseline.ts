@@ -3,9 +3,9 @@
  * through the runner and the same in-process wiki tools `corral eval wiki-search --agent baseline` uses. It is a
  * quality floor for models to beat and a check that search + read + span picking still work end to end.
  */
-import { builtInAgents } from '../src/runner/agents/baseline-agents.js';
-import type { Environment, Example } from '../src/runner/env/environment.js';
-import type { ToolSessionFactory } from '../src/runner/env/tool-session.js';
+import { builtInAgents } from '../src/runner/agents/baseline/baseline-agents.js';
+import type { Environment, Example } from '../src/runner/contract/environment.js';
+import type { ToolSessionFactory } from '../src/runner/contract/tool-session.js';
 import { runEvaluation } from '../src/runner/scheduler/run-evaluation.js';
 import { type Figure, round } from './figure.js';
 

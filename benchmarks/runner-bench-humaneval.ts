@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
-import { builtInAgents } from '../src/runner/agents/baseline-agents.js';
-import type { Environment, Example } from '../src/runner/env/environment.js';
+import { builtInAgents } from '../src/runner/agents/baseline/baseline-agents.js';
+import type { Environment, Example } from '../src/runner/contract/environment.js';
 import { buildPythonHarness, harnessTestsFromInfo, sentinelLine } from '../src/runner/rubrics/python-test-harness.js';
 import { runEvaluation } from '../src/runner/scheduler/run-evaluation.js';
 import { type Figure, round } from './figure.js';

@@ -3,8 +3,8 @@
  * environment (in-process MCP servers over the pooled sandboxes and the shared wiki index). The CLI builds them,
  * so the benches run exactly the eval wiring without importing cli/.
  */
-import type { Environment } from '../src/runner/env/environment.js';
-import type { ToolSessionFactory } from '../src/runner/env/tool-session.js';
+import type { Environment } from '../src/runner/contract/environment.js';
+import type { ToolSessionFactory } from '../src/runner/contract/tool-session.js';
 
 export interface BenchToolRuntime {
   tools: ToolSessionFactory;

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OpenAIAgent } from '../src/runner/agents/openai-agent.js';
-import type { Environment, Example } from '../src/runner/env/environment.js';
-import type { ToolSessionFactory } from '../src/runner/env/tool-session.js';
+import { OpenAIAgent } from '../src/runner/agents/openai/openai-agent.js';
+import type { Environment, Example } from '../src/runner/contract/environment.js';
+import type { ToolSessionFactory } from '../src/runner/contract/tool-session.js';
 import { runEvaluation } from '../src/runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../src/runner/trajectory/result-record.js';
 import { ResultsWriter } from '../src/runner/trajectory/results-writer.js';

@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discoverCorpusSources, loadCorpora } from '../src/tools/wiki/corpus-sources.js';
-import { sectionPage } from '../src/tools/wiki/page-sections.js';
-import { clearTermCache } from '../src/tools/wiki/search-terms.js';
-import { WikiIndex } from '../src/tools/wiki/wiki-index.js';
-import type { WikiPage } from '../src/tools/wiki/wiki-page.js';
+import { discoverCorpusSources, loadCorpora } from '../src/wiki-search/corpus-sources.js';
+import { sectionPage } from '../src/wiki-search/page-sections.js';
+import { clearTermCache } from '../src/wiki-search/search-terms.js';
+import { WikiIndex } from '../src/wiki-search/wiki-index.js';
+import type { WikiPage } from '../src/wiki-search/wiki-page.js';
 import { loadRecallQuestions, measureRecall, type RecallQuestion } from './recall.js';
 import { buildSyntheticCorpus } from './synthetic-corpus.js';
 import { TitleOnlyMatcher } from './title-only-matcher.js';

@@ -4,7 +4,7 @@
  * 1–3 real paragraphs drawn at random, some under a real section heading, so term statistics stay
  * those of real Wikipedia text. A seeded generator makes every run produce the same corpus.
  */
-import type { SectionedPage, WikiPage } from '../src/tools/wiki/wiki-page.js';
+import type { SectionedPage, WikiPage } from '../src/wiki-search/wiki-page.js';
 
 export interface SyntheticCorpusOptions {
   readonly pageCount: number;

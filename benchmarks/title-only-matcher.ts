@@ -4,8 +4,8 @@
  * difference measured is what the page text adds, not a difference in tokenisation.
  */
 import MiniSearch from 'minisearch';
-import { termsOf } from '../src/tools/wiki/search-terms.js';
-import type { WikiPage } from '../src/tools/wiki/wiki-page.js';
+import { termsOf } from '../src/wiki-search/search-terms.js';
+import type { WikiPage } from '../src/wiki-search/wiki-page.js';
 
 interface TitleDocument {
   readonly id: number;

@@ -5,7 +5,7 @@
  */
 import { startCorralBenchServer } from '../mcp-bench-server.js';
 import { SDK_EXAMPLE_PATH, startSdkExampleServer } from '../peers/sdk-example-server.js';
-import { searchPagesTool } from '../../src/tools/wiki-tools/search-pages-tool.js';
+import { searchPagesTool } from '../../src/tools/wiki/search-pages-tool.js';
 import { serveWorkerRequests } from './child-worker.js';
 import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 

@@ -8,8 +8,8 @@ import { jsTools } from '../tools/js/js-toolset.js';
 import { pythonTools } from '../tools/python/python-toolset.js';
 import { shellTools } from '../tools/shell/shell-toolset.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import type { WikiLookup } from '../tools/wiki-tools/wiki-lookup.js';
-import { wikiTools } from '../tools/wiki-tools/wiki-toolset.js';
+import type { WikiLookup } from '../tools/wiki/wiki-lookup.js';
+import { wikiTools } from '../tools/wiki/wiki-toolset.js';
 
 export const ENVIRONMENT_NAMES = ['wiki', 'python', 'js', 'all'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];

@@ -1,5 +1,5 @@
 /** A real WikiIndex over three small pages, for MCP wiring tests (ranking quality is the wiki library's to test). */
-import { WikiIndex } from '../tools/wiki/wiki-index.js';
+import { WikiIndex } from '../wiki-search/wiki-index.js';
 
 export function smallWikiIndex(): WikiIndex {
   return WikiIndex.build([

@@ -1,9 +1,9 @@
 // OpenAIAgent over real HTTP against the scripted model server, with an in-memory fake ToolAccess.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import { OpenAIAgent, type OpenAIAgentOptions } from '../../src/runner/agents/openai-agent.js';
-import type { Example } from '../../src/runner/env/environment.js';
-import type { ToolAccess, ToolOutcome } from '../../src/runner/env/tool-access.js';
+import { OpenAIAgent, type OpenAIAgentOptions } from '../../src/runner/agents/openai/openai-agent.js';
+import type { Example } from '../../src/runner/contract/environment.js';
+import type { ToolAccess, ToolOutcome } from '../../src/runner/contract/tool-access.js';
 import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recorder.js';
 import { startScriptedModelServer, type ModelReply, type ModelScript, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readChatCompletion } from '../../src/runner/agents/chat-completion-response.js';
+import { readChatCompletion } from '../../src/runner/agents/openai/chat-completion-response.js';
 
 const completion = (message: Record<string, unknown>, extra: Record<string, unknown> = {}, choiceExtra: Record<string, unknown> = {}) => ({
   id: 'c',

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { classifyModelError, toModelError } from '../../src/runner/agents/model-error.js';
+import { classifyModelError, toModelError } from '../../src/runner/agents/openai/model-error.js';
 
 const httpError = (status: number, message: string, headers: Record<string, string> = {}) => APIError.generate(status, { error: { message } }, undefined, new Headers(headers));
 

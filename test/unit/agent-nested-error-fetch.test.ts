@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestedErrorFetch } from '../../src/runner/agents/nested-error-fetch.js';
+import { nestedErrorFetch } from '../../src/runner/agents/openai/nested-error-fetch.js';
 
 const answering = (status: number, body: string) => nestedErrorFetch(async () => new Response(body, { status, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortableDelay, backoffDelayMs } from '../../src/runner/agents/retry-backoff.js';
+import { abortableDelay, backoffDelayMs } from '../../src/runner/agents/openai/retry-backoff.js';
 
 describe('backoffDelayMs', () => {
   const policy = { baseMs: 100, maxMs: 1_000 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import { ScriptedAgent, type Script } from '../../src/runner/agents/scripted-agent.js';
-import type { ToolAccess } from '../../src/runner/env/tool-access.js';
+import { ScriptedAgent, type Script } from '../../src/runner/agents/scripted/scripted-agent.js';
+import type { ToolAccess } from '../../src/runner/contract/tool-access.js';
 import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recorder.js';
 
 /** echo returns its text after `ms` (honouring abort) and logs start/end, so tests can see concurrency. */

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtInAgentNotes, builtInAgents } from '../../src/runner/agents/baseline-agents.js';
-import { EmptyCodeAgent } from '../../src/runner/agents/baseline-empty-code-agent.js';
-import { OracleCodeAgent } from '../../src/runner/agents/oracle-code-agent.js';
+import { builtInAgentNotes, builtInAgents } from '../../src/runner/agents/baseline/baseline-agents.js';
+import { EmptyCodeAgent } from '../../src/runner/agents/baseline/baseline-empty-code-agent.js';
+import { OracleCodeAgent } from '../../src/runner/agents/baseline/oracle-code-agent.js';
 import type { Agent } from '../../src/runner/agents/agent.js';
-import type { Example } from '../../src/runner/env/environment.js';
-import type { ToolSessionFactory } from '../../src/runner/env/tool-session.js';
+import type { Example } from '../../src/runner/contract/environment.js';
+import type { ToolSessionFactory } from '../../src/runner/contract/tool-session.js';
 import { createPythonCodeEnvironment } from '../../src/runner/environments/index.js';
 import { loadCodeProblems } from '../../src/runner/environments/python-code/code-dataset.js';
 import { runRollout } from '../../src/runner/scheduler/run-rollout.js';

@@ -4,7 +4,7 @@
  * splits them) and read_section (`<page_id>:full` reads the whole page). `textOnly` drops structuredContent,
  * to test that agents cope with servers that only send text.
  */
-import type { ToolAccess, ToolInfo, ToolOutcome } from '../../src/runner/env/tool-access.js';
+import type { ToolAccess, ToolInfo, ToolOutcome } from '../../src/runner/contract/tool-access.js';
 
 export interface FakePage {
   id: string;

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolAccess, ToolInfo, ToolOutcome } from '../../src/runner/env/tool-access.js';
+import type { ToolAccess, ToolInfo, ToolOutcome } from '../../src/runner/contract/tool-access.js';
 
 export class FakeWorkspaceTools implements ToolAccess {
   readonly tools: ToolInfo[] = ['read_file', 'write_file', 'bash'].map((name) => ({ name, description: name, inputSchema: {} }));

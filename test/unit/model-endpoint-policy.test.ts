@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import { requestChatCompletion } from '../../src/runner/agents/chat-completion-request.js';
-import { ModelEndpointPolicy } from '../../src/runner/agents/model-endpoint-policy.js';
-import { createNodeHttpFetch } from '../../src/runner/agents/node-http-fetch.js';
+import { requestChatCompletion } from '../../src/runner/agents/openai/chat-completion-request.js';
+import { ModelEndpointPolicy } from '../../src/runner/agents/openai/model-endpoint-policy.js';
+import { createNodeHttpFetch } from '../../src/runner/agents/openai/node-http-fetch.js';
 
 describe('ModelEndpointPolicy at connect time', () => {
   let server: Server;

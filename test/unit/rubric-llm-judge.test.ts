@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
 import type { Agent } from '../../src/runner/agents/agent.js';
-import type { Example } from '../../src/runner/env/environment.js';
-import type { ToolSessionFactory } from '../../src/runner/env/tool-session.js';
+import type { Example } from '../../src/runner/contract/environment.js';
+import type { ToolSessionFactory } from '../../src/runner/contract/tool-session.js';
 import { createWikiSearchEnvironment } from '../../src/runner/environments/index.js';
 import { llmJudge, parseGrade } from '../../src/runner/rubrics/llm-judge.js';
 import type { RubricInput } from '../../src/runner/rubrics/rubric.js';

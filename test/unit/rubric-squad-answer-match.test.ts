@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Example } from '../../src/runner/env/environment.js';
+import type { Example } from '../../src/runner/contract/environment.js';
 import { exactMatchRubric, goldAnswers, tokenF1Rubric } from '../../src/runner/rubrics/question-answer-rubric.js';
 import { answerTokens, exactMatch, maxOverGold, normaliseAnswer, tokenF1 } from '../../src/runner/rubrics/squad-answer-match.js';
 import type { RubricInput } from '../../src/runner/rubrics/rubric.js';
-import type { ToolAccess } from '../../src/runner/env/tool-access.js';
+import type { ToolAccess } from '../../src/runner/contract/tool-access.js';
 import type { Trajectory } from '../../src/runner/trajectory/trajectory.js';
 
 const trajectory = (answer: string | null): Trajectory => ({ completion: [], answer, events: [], toolCalls: [], turns: 1, tokens: [], failure: null });

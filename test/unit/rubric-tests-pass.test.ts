@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import type { Example } from '../../src/runner/env/environment.js';
-import type { ToolOutcome } from '../../src/runner/env/tool-access.js';
+import type { Example } from '../../src/runner/contract/environment.js';
+import type { ToolOutcome } from '../../src/runner/contract/tool-access.js';
 import { loadCodeProblems } from '../../src/runner/environments/python-code/code-dataset.js';
 import { buildPythonHarness, harnessTestsFromInfo, sentinelLine } from '../../src/runner/rubrics/python-test-harness.js';
 import { lastCodeBlock } from '../../src/runner/rubrics/solution-source.js';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { passAtK, passAtKByK, reportedKs } from '../../src/cli/eval/pass-at-k.js';
 import { summarise } from '../../src/cli/eval/run-summary.js';
-import { answerWithoutReasoning } from '../../src/runner/agents/reasoning-text.js';
-import { readChatCompletion } from '../../src/runner/agents/chat-completion-response.js';
+import { answerWithoutReasoning } from '../../src/runner/agents/openai/reasoning-text.js';
+import { readChatCompletion } from '../../src/runner/agents/openai/chat-completion-response.js';
 import { groupStats, restateGroupStats } from '../../src/runner/scheduler/group-stats.js';
 import { describeFailure } from '../../src/runner/scheduler/rollout-error.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';

@@ -1,7 +1,7 @@
 /** search_pages honours the `limit` argument a caller passes, within its documented bounds. */
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/tools/invoke-tool.js';
-import { MAX_SEARCH_RESULT_LIMIT, searchPagesTool } from '../../src/tools/wiki-tools/search-pages-tool.js';
+import { MAX_SEARCH_RESULT_LIMIT, searchPagesTool } from '../../src/tools/wiki/search-pages-tool.js';
 import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 const tool = searchPagesTool(smallWikiIndex());

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import { corpusSourceFromPath, discoverCorpusSources, loadCorpora } from '../../src/tools/wiki/corpus-sources.js';
-import { loadPagesJsonl } from '../../src/tools/wiki/jsonl-corpus-loader.js';
-import { loadMarkdownFolder } from '../../src/tools/wiki/markdown-folder-loader.js';
+import { corpusSourceFromPath, discoverCorpusSources, loadCorpora } from '../../src/wiki-search/corpus-sources.js';
+import { loadPagesJsonl } from '../../src/wiki-search/jsonl-corpus-loader.js';
+import { loadMarkdownFolder } from '../../src/wiki-search/markdown-folder-loader.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/wiki');
 

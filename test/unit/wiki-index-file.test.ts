@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
-import { corpusSourceFromPath } from '../../src/tools/wiki/corpus-sources.js';
-import { loadPagesJsonl } from '../../src/tools/wiki/jsonl-corpus-loader.js';
-import { openWikiIndex } from '../../src/tools/wiki/open-wiki-index.js';
-import { WikiIndex } from '../../src/tools/wiki/wiki-index.js';
+import { corpusSourceFromPath } from '../../src/wiki-search/corpus-sources.js';
+import { loadPagesJsonl } from '../../src/wiki-search/jsonl-corpus-loader.js';
+import { openWikiIndex } from '../../src/wiki-search/open-wiki-index.js';
+import { WikiIndex } from '../../src/wiki-search/wiki-index.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/wiki');
 const queries = ['What do otters eat?', 'lighthouse keepers wicks', 'Japanese navy guns', 'starter flour water', 'twentieth century'];

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadPagesJsonl } from '../../src/tools/wiki/jsonl-corpus-loader.js';
-import { WikiIndex } from '../../src/tools/wiki/wiki-index.js';
-import type { WikiPage } from '../../src/tools/wiki/wiki-page.js';
+import { loadPagesJsonl } from '../../src/wiki-search/jsonl-corpus-loader.js';
+import { WikiIndex } from '../../src/wiki-search/wiki-index.js';
+import type { WikiPage } from '../../src/wiki-search/wiki-page.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/wiki');
 let pages: WikiPage[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sectionPage, slugify } from '../../src/tools/wiki/page-sections.js';
-import { looksTokenised, normaliseWikiText } from '../../src/tools/wiki/wikitext-normalise.js';
+import { sectionPage, slugify } from '../../src/wiki-search/page-sections.js';
+import { looksTokenised, normaliseWikiText } from '../../src/wiki-search/wikitext-normalise.js';
 
 const paragraphs = (count: number) => Array.from({ length: count }, (_, index) => `Paragraph number ${index + 1} text.`).join('\n\n');
 

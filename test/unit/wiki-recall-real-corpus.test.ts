@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { discoverCorpusSources, loadCorpora } from '../../src/tools/wiki/corpus-sources.js';
+import { discoverCorpusSources, loadCorpora } from '../../src/wiki-search/corpus-sources.js';
 import { loadRecallQuestions, measureRecall } from '../../benchmarks/recall.js';
 import { TitleOnlyMatcher } from '../../benchmarks/title-only-matcher.js';
-import { WikiIndex } from '../../src/tools/wiki/wiki-index.js';
+import { WikiIndex } from '../../src/wiki-search/wiki-index.js';
 
 // The real corpus is read from CORRAL_DATA_DIR (CI sets it). On a laptop without it the test skips
 // loudly; under CI=true a missing data directory fails instead of skipping.

@@ -5,7 +5,7 @@
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
 import type { Command } from 'commander';
-import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
+import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';

@@ -8,7 +8,7 @@ import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '
 import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
-import type { WikiIndex } from '../../tools/wiki/wiki-index.js';
+import type { WikiIndex } from '../../wiki-search/wiki-index.js';
 import { chooseBackend } from './backend-choice.js';
 import { loadWikiIndex } from './wiki-index-loading.js';
 

@@ -8,9 +8,9 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stableHash } from '../../core/stable-hash.js';
-import { corpusSourceFromPath, discoverCorpusSources } from '../../tools/wiki/corpus-sources.js';
-import { openWikiIndex } from '../../tools/wiki/open-wiki-index.js';
-import { WikiIndex } from '../../tools/wiki/wiki-index.js';
+import { corpusSourceFromPath, discoverCorpusSources } from '../../wiki-search/corpus-sources.js';
+import { openWikiIndex } from '../../wiki-search/open-wiki-index.js';
+import { WikiIndex } from '../../wiki-search/wiki-index.js';
 
 export interface WikiLoadingOptions {
   corpusPaths?: readonly string[] | undefined;

@@ -4,8 +4,8 @@
  */
 import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../../runner/agents/agent.js';
-import { builtInAgentNotes, builtInAgents } from '../../runner/agents/baseline-agents.js';
-import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
+import { builtInAgentNotes, builtInAgents } from '../../runner/agents/baseline/baseline-agents.js';
+import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import type { AgentFactories } from './module-agents.js';
 
 export interface AgentChoice {

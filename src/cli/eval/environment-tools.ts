@@ -3,8 +3,8 @@
  * the sandbox runtime (backend, pool, wiki index) and a factory of in-memory MCP tool sessions, one per rollout.
  */
 import type { CorralConfig } from '../../config/load-config.js';
-import type { Environment } from '../../runner/env/environment.js';
-import type { ToolSessionFactory } from '../../runner/env/tool-session.js';
+import type { Environment } from '../../runner/contract/environment.js';
+import type { ToolSessionFactory } from '../../runner/contract/tool-session.js';
 import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
 import { type ToolRuntime, startToolRuntime } from '../commands/tool-runtime.js';
 import { inProcessToolSessions, toolsForToolsets } from './in-process-tools.js';

@@ -6,16 +6,16 @@ import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { createToolServer } from '../../mcp/create-tool-server.js';
 import { LazySandboxes } from '../../mcp/lazy-sandboxes.js';
 import type { SandboxSource } from '../../mcp/sandbox-source.js';
-import { openMcpToolSession } from '../../runner/env/mcp-tool-session.js';
-import type { ToolSessionFactory } from '../../runner/env/tool-session.js';
-import type { Environment } from '../../runner/env/environment.js';
+import { openMcpToolSession } from '../../runner/contract/mcp-tool-session.js';
+import type { ToolSessionFactory } from '../../runner/contract/tool-session.js';
+import type { Environment } from '../../runner/contract/environment.js';
 import { filesTools } from '../../tools/files/files-toolset.js';
 import { jsTools } from '../../tools/js/js-toolset.js';
 import { pythonTools } from '../../tools/python/python-toolset.js';
 import { shellTools } from '../../tools/shell/shell-toolset.js';
 import type { ToolDefinition } from '../../tools/tool-definition.js';
-import type { WikiLookup } from '../../tools/wiki-tools/wiki-lookup.js';
-import { wikiTools } from '../../tools/wiki-tools/wiki-toolset.js';
+import type { WikiLookup } from '../../tools/wiki/wiki-lookup.js';
+import { wikiTools } from '../../tools/wiki/wiki-toolset.js';
 import { CorralError } from '../../core/errors.js';
 
 export function toolsForToolsets(toolsets: Environment['toolsets'], wiki: WikiLookup | undefined): ToolDefinition[] {

@@ -6,7 +6,7 @@
  */
 import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../../runner/agents/agent.js';
-import type { Environment, Example } from '../../runner/env/environment.js';
+import type { Environment, Example } from '../../runner/contract/environment.js';
 
 export interface PreflightInput {
   environment: Environment;

@@ -4,8 +4,8 @@
  * CorralError with a MODEL_ERR_* code that the runner blames on 'model'), infrastructure faults from tools, and
  * ERR_ABORTED when abortSignal fires; never for tool results with isError (those go back to the model).
  */
-import type { Example } from '../env/environment.js';
-import type { ToolAccess } from '../env/tool-access.js';
+import type { Example } from '../contract/environment.js';
+import type { ToolAccess } from '../contract/tool-access.js';
 import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 
 export interface AgentRunInput {

@@ -5,7 +5,7 @@
  * whichever call finishes first.
  */
 import { CorralError } from '../../core/errors.js';
-import type { ToolAccess } from '../env/tool-access.js';
+import type { ToolAccess } from '../contract/tool-access.js';
 import type { ChatMessage, ToolCallRequest } from '../trajectory/messages.js';
 import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import { readableToolAccess } from './readable-tool-access.js';

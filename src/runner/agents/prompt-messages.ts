@@ -1,5 +1,5 @@
 /** The conversation an agent starts from: the system prompt, then the example's user turn or its message list. */
-import type { Example } from '../env/environment.js';
+import type { Example } from '../contract/environment.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 
 /** Must match what the runner writes as a result's `prompt`, so the recorded prompt is the one the model saw. */

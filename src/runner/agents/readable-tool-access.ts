@@ -4,7 +4,7 @@
  * misuse. Infrastructure faults still throw, so the rollout is marked errored rather than scored 0.
  */
 import { CorralError } from '../../core/errors.js';
-import type { ToolAccess, ToolOutcome } from '../env/tool-access.js';
+import type { ToolAccess, ToolOutcome } from '../contract/tool-access.js';
 
 /** JSON-RPC "invalid params": how MCP servers reject an unknown tool or schema-invalid input. */
 const JSON_RPC_INVALID_PARAMS = -32602;

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CorralError } from '../../core/errors.js';
-import type { DatasetOptions } from '../env/environment.js';
+import type { DatasetOptions } from '../contract/environment.js';
 
 /** The last value given for a flag (a repeated single-valued flag means "the later one wins"). */
 export function flagValue(args: DatasetOptions['args'], name: string): string | undefined {

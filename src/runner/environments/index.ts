@@ -1,5 +1,5 @@
 /** The environments corral ships, by name, and the loader the CLI uses for `corral eval <name | path>`. */
-import type { Environment } from '../env/environment.js';
+import type { Environment } from '../contract/environment.js';
 import { loadEnvironmentFrom } from './load-environment.js';
 import { createPythonCodeEnvironment } from './python-code/python-code-environment.js';
 import { createWikiSearchEnvironment } from './wiki-search/wiki-search-environment.js';

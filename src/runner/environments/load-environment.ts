@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CorralError } from '../../core/errors.js';
-import { defineEnvironment, type Environment, type EnvironmentInput } from '../env/environment.js';
+import { defineEnvironment, type Environment, type EnvironmentInput } from '../contract/environment.js';
 
 export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly<Record<string, () => Environment>>): Promise<Environment> {
   const builtIn = Object.hasOwn(builtIns, nameOrPath) ? builtIns[nameOrPath] : undefined;

@@ -3,7 +3,7 @@
  * produced by an MCP server that may run another version (or be someone else's), so a field is looked up
  * under each accepted spelling and a wrong type reads as absent rather than throwing.
  */
-import type { ToolOutcome } from '../env/tool-access.js';
+import type { ToolOutcome } from '../contract/tool-access.js';
 
 type Structured = ToolOutcome['structuredContent'];
 

@@ -5,7 +5,7 @@
  * for the judge's fault.
  */
 import { CorralError } from '../../core/errors.js';
-import type { Example } from '../env/environment.js';
+import type { Example } from '../contract/environment.js';
 import { goldAnswers } from './question-answer-rubric.js';
 import type { RubricFunction } from './rubric.js';
 

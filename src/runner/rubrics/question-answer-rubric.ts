@@ -2,7 +2,7 @@
  * Rubric functions for short-answer questions: SQuAD exact match (the reward) and token F1 (recorded), both
  * against every gold answer of the example, and the gold answers' lookup shared with the LLM judge.
  */
-import type { Example } from '../env/environment.js';
+import type { Example } from '../contract/environment.js';
 import type { RubricFunction } from './rubric.js';
 import { exactMatch, maxOverGold, tokenF1 } from './squad-answer-match.js';
 

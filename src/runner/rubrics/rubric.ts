@@ -3,8 +3,8 @@
  * weight 0 records a metric without rewarding it. A rubric function that throws marks the rollout errored
  * (boundary 'rubric'), never scored 0.
  */
-import type { Example } from '../env/environment.js';
-import type { ToolAccess } from '../env/tool-access.js';
+import type { Example } from '../contract/environment.js';
+import type { ToolAccess } from '../contract/tool-access.js';
 import type { Trajectory } from '../trajectory/trajectory.js';
 
 export interface RubricInput {

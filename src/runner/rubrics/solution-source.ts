@@ -2,7 +2,7 @@
  * Where a code rollout's solution is: the file the agent wrote (read through the rollout's own tools), else
  * the last fenced code block of its final answer.
  */
-import type { ToolAccess } from '../env/tool-access.js';
+import type { ToolAccess } from '../contract/tool-access.js';
 import { stringField } from '../environments/tool-outcome-fields.js';
 
 export interface SolutionSource {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CorralError } from '../../core/errors.js';
-import type { ToolOutcome } from '../env/tool-access.js';
+import type { ToolOutcome } from '../contract/tool-access.js';
 import { booleanField, numberField, stringField } from '../environments/tool-outcome-fields.js';
 import { buildPythonHarness, harnessTestsFromInfo, sentinelLine } from './python-test-harness.js';
 import type { RubricFunction } from './rubric.js';

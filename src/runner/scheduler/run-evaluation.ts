@@ -6,8 +6,8 @@
  */
 import PQueue from 'p-queue';
 import type { Agent } from '../agents/agent.js';
-import type { Environment, Example } from '../env/environment.js';
-import type { ToolSessionFactory } from '../env/tool-session.js';
+import type { Environment, Example } from '../contract/environment.js';
+import type { ToolSessionFactory } from '../contract/tool-session.js';
 import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
 import { groupFieldFor } from './group-stats.js';
 import { runRollout } from './run-rollout.js';

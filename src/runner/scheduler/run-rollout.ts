@@ -6,8 +6,8 @@
 import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../agents/agent.js';
 import { agentPromptMessages } from '../agents/prompt-messages.js';
-import type { Environment, Example } from '../env/environment.js';
-import type { ToolSessionFactory } from '../env/tool-session.js';
+import type { Environment, Example } from '../contract/environment.js';
+import type { ToolSessionFactory } from '../contract/tool-session.js';
 import { scoreRubric } from '../rubrics/rubric.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
 import { TRAJECTORY_VERSION } from '../trajectory/trajectory.js';

@@ -1,5 +1,5 @@
 /** Builds a Trajectory as an agent works: messages, events, per-call timings, token data, and the one failure. */
-import type { ToolAccess, ToolOutcome } from '../env/tool-access.js';
+import type { ToolAccess, ToolOutcome } from '../contract/tool-access.js';
 import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './messages.js';
 import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
 

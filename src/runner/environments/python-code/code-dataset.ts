@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CorralError } from '../../../core/errors.js';
-import type { DatasetOptions, Example } from '../../env/environment.js';
+import type { DatasetOptions, Example } from '../../contract/environment.js';
 import { datasetFile } from '../dataset-arguments.js';
 import { type DatasetRecord, readJsonArray, readJsonLines } from '../jsonl-records.js';
 import type { CodeProblemFormat } from '../../rubrics/python-test-harness.js';

@@ -1,5 +1,5 @@
 /** HumanEval records (task_id, prompt, canonical_solution, test, entry_point) as python-code examples. */
-import type { Example } from '../../env/environment.js';
+import type { Example } from '../../contract/environment.js';
 import { type DatasetRecord, requireString } from '../jsonl-records.js';
 
 export function humanEvalExample(record: DatasetRecord, where: string): Example {

@@ -5,7 +5,7 @@
  * prompt shows the first test, as is usual practice.
  */
 import { CorralError } from '../../../core/errors.js';
-import type { Example } from '../../env/environment.js';
+import type { Example } from '../../contract/environment.js';
 import { type DatasetRecord, requireString, stringList } from '../jsonl-records.js';
 
 export function mbppExample(record: DatasetRecord, where: string, format: 'mbpp' | 'mbpp-sanitized'): Example {

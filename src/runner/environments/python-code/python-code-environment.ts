@@ -2,7 +2,7 @@
  * python-code: HumanEval/MBPP-style problems. The agent writes its solution to solution.py with the python,
  * shell and file tools; the tests_pass rubric runs the problem's tests against it in the same sandbox.
  */
-import { defineEnvironment, type Environment } from '../../env/environment.js';
+import { defineEnvironment, type Environment } from '../../contract/environment.js';
 import { testsPassRubric } from '../../rubrics/tests-pass-rubric.js';
 import { toolCallCountMetric, turnCountMetric } from '../../rubrics/trajectory-metrics.js';
 import { codeDataset } from './code-dataset.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DatasetOptions } from '../../env/environment.js';
+import type { DatasetOptions } from '../../contract/environment.js';
 import { dataDirectory, flagValues } from '../dataset-arguments.js';
 
 /** Every wiki/<name>/pages.jsonl under the data directory, sorted by folder; empty when there is none. */

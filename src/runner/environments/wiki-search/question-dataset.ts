@@ -4,7 +4,7 @@
  * (every gold answer) and page_id (the page holding the answer, kept in info for analysis, never shown).
  */
 import { CorralError } from '../../../core/errors.js';
-import type { DatasetOptions, Example } from '../../env/environment.js';
+import type { DatasetOptions, Example } from '../../contract/environment.js';
 import { datasetFile } from '../dataset-arguments.js';
 import { readJsonLines, requireString, stringList } from '../jsonl-records.js';
 

@@ -2,7 +2,7 @@
  * wiki-search: answer trivia questions by searching a Wikipedia corpus through the wiki tools. Reward is SQuAD
  * exact match against any gold answer; token F1, tool calls and turns are recorded alongside.
  */
-import { defineEnvironment, type Environment } from '../../env/environment.js';
+import { defineEnvironment, type Environment } from '../../contract/environment.js';
 import { type LlmJudgeOptions, llmJudge } from '../../rubrics/llm-judge.js';
 import { exactMatchRubric, tokenF1Rubric } from '../../rubrics/question-answer-rubric.js';
 import { toolCallCountMetric, turnCountMetric } from '../../rubrics/trajectory-metrics.js';

@@ -4,17 +4,17 @@
  * order; a reply without tool calls is the answer. Token ids and logprobs are recorded when the server sends them.
  */
 import OpenAI from 'openai';
-import { throwIfAborted } from '../../core/abort.js';
-import { CorralError } from '../../core/errors.js';
-import type { ToolInfo } from '../env/tool-access.js';
-import type { ChatMessage } from '../trajectory/messages.js';
-import type { Agent, AgentRunInput } from './agent.js';
+import { throwIfAborted } from '../../../core/abort.js';
+import { CorralError } from '../../../core/errors.js';
+import type { ToolInfo } from '../../contract/tool-access.js';
+import type { ChatMessage } from '../../trajectory/messages.js';
+import type { Agent, AgentRunInput } from '../agent.js';
 import { requestChatCompletion, type ModelRequestPolicy } from './chat-completion-request.js';
 import { readChatCompletion } from './chat-completion-response.js';
-import { executeToolCalls } from './execute-tool-calls.js';
+import { executeToolCalls } from '../execute-tool-calls.js';
 import { type Fetch, nestedErrorFetch } from './nested-error-fetch.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
-import { agentPromptMessages } from './prompt-messages.js';
+import { agentPromptMessages } from '../prompt-messages.js';
 import { answerWithoutReasoning } from './reasoning-text.js';
 
 /**

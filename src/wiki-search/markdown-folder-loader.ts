@@ -6,7 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import { slugify } from './page-sections.js';
 import type { WikiPage } from './wiki-page.js';
 

@@ -3,7 +3,7 @@
  * corpus files' fingerprint and the requested settings; otherwise (missing, stale or damaged) the
  * index is rebuilt from the corpora and the file rewritten, so a restart never serves a stale index.
  */
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import { fingerprintCorpusSources } from './corpus-fingerprint.js';
 import { loadCorpora, type CorpusSource } from './corpus-sources.js';
 import { WikiIndex, type WikiIndexOptions } from './wiki-index.js';

@@ -2,7 +2,7 @@
  * 'empty' for python-code: writes the problem's signature with an empty body (`pass`), which must score 0.
  * Paired with the oracle it brackets the rubric: a rubric that passes empty functions is broken.
  */
-import type { Agent, AgentRunInput } from './agent.js';
+import type { Agent, AgentRunInput } from '../agent.js';
 import { submitSolution } from './oracle-code-agent.js';
 
 export class EmptyCodeAgent implements Agent {

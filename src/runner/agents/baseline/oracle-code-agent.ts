@@ -3,7 +3,7 @@
  * MBPP: code, as the environment puts it in example.answer) to solution.py, then answers with it. Expect 100%:
  * anything less points at the sandbox, the tools or the rubric, not at a model.
  */
-import type { Agent, AgentRunInput } from './agent.js';
+import type { Agent, AgentRunInput } from '../agent.js';
 import { ToolSteps } from './baseline-tool-steps.js';
 
 /** Writes `code` to solution.py in one tool step, then answers with it in a python block. */

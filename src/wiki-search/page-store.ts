@@ -3,7 +3,7 @@
  * passage list whose positions are the search engine's document ids. Built once; read-only after.
  * Throws WIKI_ERR_DUPLICATE_PAGE_ID when two pages share an id (a lookup could reach only one).
  */
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import { passagesOf, type Passage } from './passages.js';
 import type { SectionedPage, WikiSection } from './wiki-page.js';
 import { FULL_PAGE_SECTION } from './wiki-page.js';

@@ -7,7 +7,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import { loadPagesJsonl } from './jsonl-corpus-loader.js';
 import { loadMarkdownFolder } from './markdown-folder-loader.js';
 import type { WikiPage } from './wiki-page.js';

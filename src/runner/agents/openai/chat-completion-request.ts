@@ -5,8 +5,8 @@
  * response headers, not the body. Here every attempt, headers and body, runs under one timer.
  */
 import type OpenAI from 'openai';
-import { throwIfAborted } from '../../core/abort.js';
-import { CorralError } from '../../core/errors.js';
+import { throwIfAborted } from '../../../core/abort.js';
+import { CorralError } from '../../../core/errors.js';
 import { classifyModelError, toModelError, type ModelAttemptFailure } from './model-error.js';
 import { abortableDelay, backoffDelayMs, RETRY_AFTER_CAP_MS, type BackoffPolicy } from './retry-backoff.js';
 

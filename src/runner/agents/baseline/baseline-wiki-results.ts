@@ -3,8 +3,8 @@
  * {sections: [...]}); when a server sends only text, ids are picked out of lines such as
  * `page_id: foo` or `"section_id": "foo:bar"`.
  */
-import type { ToolOutcome } from '../env/tool-access.js';
-import { numberField, recordListField, stringField } from '../environments/tool-outcome-fields.js';
+import type { ToolOutcome } from '../../contract/tool-access.js';
+import { numberField, recordListField, stringField } from '../../environments/tool-outcome-fields.js';
 
 export interface PageResult {
   pageId: string;

@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import type { WikiPage } from './wiki-page.js';
 
 function invalidLine(path: string, lineNumber: number, reason: string, cause?: unknown): CorralError {

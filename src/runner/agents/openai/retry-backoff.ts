@@ -1,5 +1,5 @@
 /** Exponential backoff with jitter for model requests, and a sleep that a cancelled rollout does not wait out. */
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../../../core/errors.js';
 
 export interface BackoffPolicy {
   /** Delay before the first retry, before jitter. */

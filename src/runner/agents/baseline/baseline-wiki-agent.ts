@@ -7,7 +7,7 @@
  * with a short span (see baseline-sentence-ranking.ts and baseline-answer-span.ts). With fewer turns it
  * reads whole pages, or answers from the search snippets.
  */
-import type { Agent, AgentRunInput } from './agent.js';
+import type { Agent, AgentRunInput } from '../agent.js';
 import { chooseAnswerSpan } from './baseline-answer-span.js';
 import { analyseQuestion } from './baseline-question-analysis.js';
 import { type Passage, rankSentences } from './baseline-sentence-ranking.js';

@@ -3,7 +3,7 @@
  * CorralError carries a stable code (transient per kind, see ERROR_CODES) and the HTTP status.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { CorralError, type ErrorCode } from '../../core/errors.js';
+import { CorralError, type ErrorCode } from '../../../core/errors.js';
 
 export type ModelErrorCode = Extract<ErrorCode, `MODEL_ERR_${string}`>;
 

@@ -3,12 +3,12 @@
  * but the model. Each step is one turn: tool calls (run concurrently, exactly as a model's would be) or an answer.
  * It records the same messages and events as the openai agent, with a model-response duration of zero.
  */
-import { throwIfAborted } from '../../core/abort.js';
-import type { Example } from '../env/environment.js';
-import type { ToolCallRequest } from '../trajectory/messages.js';
-import type { Agent, AgentRunInput } from './agent.js';
-import type { AssistantMessage } from './chat-completion-response.js';
-import { executeToolCalls } from './execute-tool-calls.js';
+import { throwIfAborted } from '../../../core/abort.js';
+import type { Example } from '../../contract/environment.js';
+import type { ToolCallRequest } from '../../trajectory/messages.js';
+import type { Agent, AgentRunInput } from '../agent.js';
+import type { AssistantMessage } from '../openai/chat-completion-response.js';
+import { executeToolCalls } from '../execute-tool-calls.js';
 
 export interface ScriptedToolCall {
   name: string;

@@ -3,9 +3,9 @@
  * tool_calls go through the recorder (events, timings, tool messages), and the end is an assistant message
  * with the final answer. Calls of one step run one after another, so tool messages follow tool_calls' order.
  */
-import type { ToolAccess, ToolOutcome } from '../env/tool-access.js';
-import type { ToolCallRequest } from '../trajectory/messages.js';
-import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
+import type { ToolAccess, ToolOutcome } from '../../contract/tool-access.js';
+import type { ToolCallRequest } from '../../trajectory/messages.js';
+import type { TrajectoryRecorder } from '../../trajectory/trajectory-recorder.js';
 
 export interface PlannedCall {
   name: string;

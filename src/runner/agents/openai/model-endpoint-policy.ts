@@ -7,7 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookupAsync } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../../../core/errors.js';
 import type { ConnectionGuard } from './node-http-fetch.js';
 
 export interface ModelEndpointPolicyOptions {

@@ -6,7 +6,7 @@
  * Writes go to a temporary file renamed into place, so a reader never sees half a file.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 
 export const INDEX_FILE_FORMAT = 'corral-wiki-index';
 /** Bump when the layout of any line changes; older files are then rebuilt, never misread. */

@@ -3,7 +3,7 @@
  * that never changes after build, so concurrent tool calls need no coordination.
  * Ranking: BM25 (MiniSearch) over passages (see passages.ts), page score = best passage score.
  */
-import { CorralError } from '../../core/errors.js';
+import { CorralError } from '../core/errors.js';
 import { fingerprintPages } from './corpus-fingerprint.js';
 import { INDEX_FILE_FORMAT, INDEX_FILE_FORMAT_VERSION, readIndexFile, readIndexFileHeader, writeIndexFile, type IndexSettings } from './index-file.js';
 import { DEFAULT_PARAGRAPHS_PER_GROUP, sectionPage } from './page-sections.js';

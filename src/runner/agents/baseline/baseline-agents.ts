@@ -1,5 +1,5 @@
 /** The model-free agents the CLI offers by name (`--agent baseline|oracle|empty`). */
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
 import { EmptyCodeAgent } from './baseline-empty-code-agent.js';
 import { BaselineWikiAgent } from './baseline-wiki-agent.js';
 import { OracleCodeAgent } from './oracle-code-agent.js';

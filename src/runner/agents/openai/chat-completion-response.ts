@@ -3,8 +3,8 @@
  * vLLM-style servers attach. Token ids and logprobs are copied exactly as returned: a trainer needs the sampled
  * tokens, and re-tokenising text does not give them back.
  */
-import { CorralError } from '../../core/errors.js';
-import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from '../trajectory/messages.js';
+import { CorralError } from '../../../core/errors.js';
+import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from '../../trajectory/messages.js';
 
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 

@@ -3,7 +3,7 @@
  * shared WikiIndex (src/tools/wiki) satisfies it and tests can pass a small fake. Methods may be
  * synchronous or asynchronous; "not found" is null, never a throw.
  */
-import type { PageHit, SectionListing } from '../wiki/wiki-page.js';
+import type { PageHit, SectionListing } from '../../wiki-search/wiki-page.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
