@@ -23,7 +23,7 @@ from repl_host import ReplHost
 from request_pool import RequestPool
 from sandbox_reset import reset_sandbox
 from agent_identity import adopt_user_for_files, make_non_dumpable, thread_identity_matches
-from user_launcher import UserLauncher, parse_command_prefix, parse_run_as
+from user_launcher import make_launcher, parse_command_prefix, parse_run_as
 from wire import INTERNAL, INVALID_ARGUMENT, TIMEOUT, UNSUPPORTED, AgentError, LineWriter, require
 from workspace_paths import WorkspacePaths
 
@@ -48,10 +48,10 @@ class Agent:
         scratch = options.scratch_dir if options.scratch_dir is not None else ["/tmp", "/dev/shm", "/dev/mqueue"]
         self.scratch_dirs = [path for path in scratch if os.path.isdir(path)]
         self.directory_modes = {path: stat.S_IMODE(os.stat(path).st_mode) for path in [self.workspace, *self.scratch_dirs]}
-        self.groups = LiveGroups()
+        self.launcher = make_launcher(options.user_spawner_prefix, options.run_as, log)
+        self.groups = LiveGroups(self.launcher.signal_group)
         self.paths = WorkspacePaths(self.workspace)
         self.files = FileOps(self.paths)
-        self.launcher = UserLauncher(options.user_command_prefix, options.run_as)
         self.exec_runner = ExecRunner(self.paths, dict(os.environ), self.groups, self.launcher)
         self.repl = ReplHost(self.workspace, dict(os.environ), self.groups, self.launcher)
         self.search = FileSearch(self.paths, GrepRunner(self.launcher, self.workspace, dict(os.environ), self.groups))
@@ -155,6 +155,7 @@ class Agent:
         try:
             self.repl.stop()
             self.groups.kill_all()
+            self.launcher.stop()
             kill_processes(sandbox_processes(self.process_scope))
         except Exception:
             log(traceback.format_exc())
@@ -172,8 +173,8 @@ def parse_options(argv):
     )
     parser.add_argument("--scratch-dir", action="append", default=None, help="directory reset wipes besides the workspace (default /tmp, /dev/shm, /dev/mqueue)")
     parser.add_argument(
-        "--user-command-prefix", type=parse_command_prefix, default=[],
-        help="JSON array of argv strings put before every process that runs user code (exec, the REPL worker)",
+        "--user-spawner-prefix", type=parse_command_prefix, default=[],
+        help="JSON array of argv strings (an inner bwrap) before the one spawner that starts every user process",
     )
     parser.add_argument(
         "--run-as", type=parse_run_as, default=None, metavar="UID:GID",

@@ -7,14 +7,18 @@ import threading
 import time
 
 from output_pump import OutputPump
-from process_control import describe_exit, exit_notifier, kill_group_until_gone, raise_oom_score, signal_group
-from wire import INVALID_ARGUMENT, AgentError, require
+from process_control import describe_exit, exit_notifier, kill_group_until_gone
+from wire import INTERNAL, INVALID_ARGUMENT, AgentError, require
 
 TERM_GRACE_S = 0.3
 # After the main process exits, leftovers (e.g. `sleep 100 &`) may hold the pipes this long before being killed.
 PIPE_LINGER_S = 0.25
 KILL_WAIT_S = 5.0
 STDIN_PIPE_BYTES = 1 << 20
+SPAWNER_LOST_MESSAGE = (
+    "the sandbox's user-process spawner died during this call, and every user process with it; "
+    "the agent starts a fresh one for the next call (an infrastructure fault, not the command's result)"
+)
 
 
 def command_argv(command):
@@ -99,10 +103,12 @@ class ExecRunner:
                 argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL if in_read is None else in_read,
                 stdout=out_write, stderr=err_write, start_new_session=True, close_fds=True,
             )
-        except OSError as error:
+        except BaseException as error:
             for fd in (out_read, err_read, in_write):
                 if fd is not None:
                     os.close(fd)
+            if not isinstance(error, OSError):
+                raise  # e.g. SpawnerLost: an infrastructure fault, not the command's result
             code = 127 if isinstance(error, FileNotFoundError) else 126
             return self._result(code, None, ("", False), (f"{argv[0]}: {error.strerror}\n", False), False, started)
         finally:
@@ -112,43 +118,48 @@ class ExecRunner:
 
         pgid = process.pid  # start_new_session makes the child its own group and session leader
         self.groups.add(pgid)
-        raise_oom_score(process.pid)
+        self.launcher.raise_oom_score(process.pid)
         if in_write is not None:
             _feed_stdin(in_write, stdin.encode("utf-8", "surrogatepass"))
         pump = OutputPump({"stdout": out_read, "stderr": err_read}, max_chars)
         try:
             exit_fd, close_notifier = exit_notifier(process)
         except BaseException:  # e.g. no thread for the fallback waiter: do not leave the command running
-            signal_group(pgid, signal.SIGKILL)
+            self._signal(pgid, signal.SIGKILL)
             process.wait()
             pump.close()
             self.groups.discard(pgid)
             raise
-        call.on_cancel(lambda: signal_group(pgid, signal.SIGKILL))
+        call.on_cancel(lambda: self._signal(pgid, signal.SIGKILL))
         try:
             timed_out = pump.wait([exit_fd], started + timeout_s) is None
             if timed_out:
-                signal_group(pgid, signal.SIGTERM)
+                self._signal(pgid, signal.SIGTERM)
                 pump.wait([exit_fd], time.monotonic() + TERM_GRACE_S)
-                signal_group(pgid, signal.SIGKILL)  # unconditional: group members may ignore SIGTERM
+                self._signal(pgid, signal.SIGKILL)  # unconditional: group members may ignore SIGTERM
                 pump.wait([exit_fd], time.monotonic() + KILL_WAIT_S)
             try:
                 returncode = process.wait(timeout=KILL_WAIT_S)
             except subprocess.TimeoutExpired:
                 returncode = None
             if timed_out:
-                kill_group_until_gone(pgid)  # the leader is reaped now, so only stragglers keep the group alive
+                kill_group_until_gone(pgid, signaller=self._signal)  # the leader is reaped now, so only stragglers keep the group alive
             if not pump.drain(time.monotonic() + PIPE_LINGER_S):
-                kill_group_until_gone(pgid)
+                kill_group_until_gone(pgid, signaller=self._signal)
                 pump.drain(time.monotonic() + 1.0)
         finally:
             call.on_cancel(None)
             pump.close()
             close_notifier()
             self.groups.discard(pgid)
+        if getattr(process, "lost", False):
+            raise AgentError(INTERNAL, SPAWNER_LOST_MESSAGE)
         exit_code, signal_name = describe_exit(returncode)
         outputs = pump.results()
         return self._result(exit_code, signal_name, outputs["stdout"], outputs["stderr"], timed_out, started)
+
+    def _signal(self, pgid, sig):
+        return self.launcher.signal_group(pgid, sig)
 
     @staticmethod
     def _result(exit_code, signal_name, stdout, stderr, timed_out, started):

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from process_control import kill_group_until_gone, raise_oom_score, signal_group
+from process_control import kill_group_until_gone
 from wire import INTERNAL, TIMEOUT, AgentError
 
 WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grep_worker.py")
@@ -29,12 +29,12 @@ class GrepRunner:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )
         self.groups.add(process.pid)
-        raise_oom_score(process.pid)
-        call.on_cancel(lambda: signal_group(process.pid, signal.SIGKILL))
+        self.launcher.raise_oom_score(process.pid)
+        call.on_cancel(lambda: self.launcher.signal_group(process.pid, signal.SIGKILL))
         try:
             output, errors = process.communicate(json.dumps(job).encode("utf-8", "surrogatepass"), timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            kill_group_until_gone(process.pid)
+            kill_group_until_gone(process.pid, signaller=self.launcher.signal_group)
             process.communicate()
             raise AgentError(TIMEOUT, "grep exceeded its timeout; the search was killed") from None
         finally:

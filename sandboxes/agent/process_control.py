@@ -9,7 +9,10 @@ ProcessInfo = namedtuple("ProcessInfo", "pid ppid pgid sid state name")
 
 
 def exit_notifier(process):
-    """Returns (fd, close) where fd becomes readable once `process` exits. Uses a pidfd, else a waiter thread."""
+    """Returns (fd, close) where fd becomes readable once `process` exits. Uses a pidfd, else a waiter thread;
+    a spawner child (spawned_process.py) has a pid in another namespace and brings its own notifier."""
+    if hasattr(process, "exit_notifier"):
+        return process.exit_notifier()
     if hasattr(os, "pidfd_open"):
         try:
             fd = os.pidfd_open(process.pid)
@@ -123,9 +126,10 @@ def kill_processes(infos):
 class LiveGroups:
     """Process groups the agent started and has not yet finished with, so shutdown can kill them all."""
 
-    def __init__(self):
+    def __init__(self, signaller=None):
         self.lock = threading.Lock()
         self.groups = set()
+        self.signaller = signaller or signal_group  # the launcher's: spawner pids live in another namespace
 
     def add(self, pgid):
         with self.lock:
@@ -143,14 +147,14 @@ class LiveGroups:
         with self.lock:
             groups = list(self.groups)
         for pgid in groups:
-            signal_group(pgid, signal.SIGKILL)
+            self.signaller(pgid, signal.SIGKILL)
 
 
-def kill_group_until_gone(pgid, timeout_s=1.0):
+def kill_group_until_gone(pgid, timeout_s=1.0, signaller=None):
     """SIGKILLs a group repeatedly until no member is left (forks racing the first kill are caught by later ones)."""
     deadline = time.monotonic() + timeout_s
     delay = 0.001
-    while signal_group(pgid, signal.SIGKILL) and time.monotonic() < deadline:
+    while (signaller or signal_group)(pgid, signal.SIGKILL) and time.monotonic() < deadline:
         time.sleep(delay)  # orphans are reaped by PID 1 asynchronously; the group vanishes once they are
         delay = min(delay * 2, 0.02)
 

@@ -10,7 +10,7 @@ import time
 
 from exec_op import output_cap, positive_number
 from output_pump import OutputPump
-from process_control import describe_exit, exit_notifier, signal_group
+from process_control import describe_exit, exit_notifier
 from repl_channel import receive_message, send_message
 from wire import INTERNAL, TIMEOUT, AgentError, require
 
@@ -51,7 +51,7 @@ class ReplHost:
         process, control = self.process, self.control
         self.process = self.control = None
         if process is not None:
-            signal_group(process.pid, signal.SIGKILL)
+            self.launcher.signal_group(process.pid, signal.SIGKILL)
             process.wait()
             self.groups.discard(process.pid)
         if control is not None:
@@ -116,7 +116,7 @@ class ReplHost:
             os.close(err_write)
         pump = OutputPump({"stdout": out_read, "stderr": err_read}, max_chars)
         exit_fd, close_notifier = exit_notifier(process)
-        call.on_cancel(lambda: signal_group(process.pid, signal.SIGKILL))
+        call.on_cancel(lambda: self.launcher.signal_group(process.pid, signal.SIGKILL))
         response, timed_out = None, False
         try:
             fired = pump.wait([control.fileno(), exit_fd], deadline)

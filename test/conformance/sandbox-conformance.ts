@@ -17,6 +17,7 @@ import { describeFileConformance } from './conformance-files.js';
 import { describeHardeningConformance } from './conformance-hardening.js';
 import { describeIsolationConformance } from './conformance-isolation.js';
 import { describeLifecycleConformance } from './conformance-lifecycle.js';
+import { describeProcessSharingConformance } from './conformance-process-sharing.js';
 import { describePythonConformance } from './conformance-python.js';
 import { describeResetConformance } from './conformance-reset.js';
 
@@ -33,6 +34,7 @@ export function describeSandboxConformance(
     if (offers('files')) describeFileConformance(makeProvider, spec);
     if (offers('files')) describeConfinementConformance(makeProvider, spec);
     if (offers('exec')) describeExecConformance(makeProvider, spec);
+    if (offers('exec')) describeProcessSharingConformance(makeProvider, spec);
     if (offers('python')) describePythonConformance(makeProvider, spec);
     if (offers('exec', 'files', 'python')) describeResetConformance(makeProvider, spec);
     if (offers('exec', 'python')) describeIsolationConformance(makeProvider, spec);

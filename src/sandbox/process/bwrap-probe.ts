@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Availability } from '../provider.js';
 import { parseSandboxSpec } from '../spec.js';
 import { bwrapArguments, sandboxPython } from './sandbox-command.js';
-import { bwrapVersion, findSetpriv, hostIdentityPrefix, runningAsRoot, userCommandPrefix } from './sandbox-identity.js';
+import { bwrapVersion, findSetpriv, hostIdentityPrefix, runningAsRoot, userSpawnerPrefix } from './sandbox-identity.js';
 
 const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
 const PROBE_TIMEOUT_MS = 15_000;
@@ -59,7 +59,7 @@ export function probeBwrap(agentDirectory: string, uid: number, configured?: str
   const setpriv = findSetpriv();
   if (runningAsRoot() && setpriv === null) return unavailable('corral runs as root and setpriv (util-linux) is missing: it is needed to start bwrap as the sandbox uid');
   const detail = { bwrap, python, uid, hostUid: runningAsRoot() ? uid : process.geteuid?.() };
-  const userCode = [...userCommandPrefix(bwrap, uid), python, '-c', trialCheck(uid)];
+  const userCode = [...userSpawnerPrefix(bwrap, uid), python, '-c', trialCheck(uid)];
   const [program = bwrap, ...args] = [...hostIdentityPrefix(uid, setpriv), bwrap, ...bwrapArguments(parseSandboxSpec({ workspaceMiB: 1 }), agentDirectory, uid, userCode)];
   return new Promise((resolve) => {
     execFile(program, args, { timeout: PROBE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' }, cwd: '/' }, (error, _stdout, stderr) => {

@@ -29,7 +29,7 @@ import {
   sandboxEnvironment,
   sandboxPython,
 } from './sandbox-command.js';
-import { DEFAULT_SANDBOX_UID, findSetpriv, hostIdentityPrefix, runningAsRoot, userCommandPrefix } from './sandbox-identity.js';
+import { DEFAULT_SANDBOX_UID, findSetpriv, hostIdentityPrefix, runningAsRoot, userSpawnerPrefix } from './sandbox-identity.js';
 import { SandboxRecords, type SandboxRecord } from './sandbox-records.js';
 
 export interface ProcessProviderOptions {
@@ -161,7 +161,7 @@ export class ProcessProvider implements SandboxProvider {
     const agent = agentCommand(python, SANDBOX_AGENT_DIRECTORY, {
       workspace: SANDBOX_WORKSPACE,
       deadlineMs: options.expiresAtMs,
-      userCommandPrefix: userCommandPrefix(bwrap, uid),
+      userSpawnerPrefix: userSpawnerPrefix(bwrap, uid),
     });
     return {
       // The launcher joins the cgroups as root first; only then does setpriv drop to the sandbox uid.

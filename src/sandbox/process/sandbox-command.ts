@@ -47,7 +47,7 @@ export function sandboxEnvironment(spec: SandboxSpec, home: string, tmp: string)
 
 /**
  * Arguments for `bwrap` that run `command` (already in sandbox paths) in a fresh sandbox as `uid`. The agent may
- * still create user namespaces (it needs one per user process, see userCommandPrefix); user code may not.
+ * still create a user namespace (the one its user-process spawner runs in, see userSpawnerPrefix); user code may not.
  */
 export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, uid: number, command: readonly string[]): string[] {
   const tmpfsBytes = String(spec.workspaceMiB * 1024 * 1024);
@@ -84,11 +84,11 @@ export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, uid: n
 export function agentCommand(
   python: string,
   agentDirectory: string,
-  options: { workspace: string; deadlineMs: number; scratchDirectory?: string; userCommandPrefix?: readonly string[] },
+  options: { workspace: string; deadlineMs: number; scratchDirectory?: string; userSpawnerPrefix?: readonly string[] },
 ): string[] {
   const args = [python, '-u', '-B', '-E', '-s', `${agentDirectory}/agent.py`, '--workspace', options.workspace, '--deadline-ms', String(options.deadlineMs)];
   if (options.scratchDirectory !== undefined) args.push('--process-scope', 'descendants', '--scratch-dir', options.scratchDirectory);
-  if (options.userCommandPrefix !== undefined) args.push('--user-command-prefix', JSON.stringify(options.userCommandPrefix));
+  if (options.userSpawnerPrefix !== undefined) args.push('--user-spawner-prefix', JSON.stringify(options.userSpawnerPrefix));
   return args;
 }
 

@@ -3,8 +3,9 @@
  * out) into a user namespace, and when corral itself is root, bwrap is started as that uid on the host too, so
  * the namespace owns no host privilege (a namespace created by root maps its uid to host root: /proc/sys
  * writable, core_pattern, ...). bwrap maps a single uid, so the agent and user code share it; they are kept
- * apart by PID namespace instead: every user process starts behind userCommandPrefix, an inner bwrap with its
- * own PID namespace and /proc, so it cannot see, signal, ptrace or open the descriptors of the agent.
+ * apart by PID namespace instead: the agent starts one inner bwrap (userSpawnerPrefix) with its own PID
+ * namespace and /proc, whose PID 1 is a trusted spawner (sandboxes/agent/user_spawner.py) that forks every
+ * user process, so user code cannot see, signal, ptrace or open the descriptors of the agent.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,13 +34,13 @@ export function hostIdentityPrefix(uid: number, setpriv: string | null): string[
 }
 
 /**
- * The agent's --user-command-prefix: an inner bwrap over the same mounts (so workspace, /tmp and /dev/shm are the
+ * The agent's --user-spawner-prefix: an inner bwrap over the same mounts (so workspace, /tmp and /dev/shm are the
  * very tmpfs the agent sees; the read-only flags carry over with the bind), a fresh PID namespace and /proc, no
- * capabilities and no further user namespaces. Environment and cwd pass through bwrap unchanged. No
- * --new-session: the command stays in the agent's process group, so a group kill on timeout reaches it, and
- * when bwrap's init dies the kernel kills the rest of the namespace.
+ * capabilities and no further user namespaces. --as-pid-1: the spawner itself is the namespace's init, so signals
+ * from user code do not reach it, orphans re-parent to it, and when it dies the kernel kills the whole namespace.
+ * The agent starts it with a clean environment; user env is applied only in the spawner's children.
  */
-export function userCommandPrefix(bwrap: string, uid: number): string[] {
+export function userSpawnerPrefix(bwrap: string, uid: number): string[] {
   const id = String(uid);
   return [
     bwrap,
@@ -48,6 +49,7 @@ export function userCommandPrefix(bwrap: string, uid: number): string[] {
     '--unshare-user', '--uid', id, '--gid', id,
     '--disable-userns',
     '--unshare-pid',
+    '--as-pid-1',
     '--proc', '/proc',
     '--die-with-parent',
     '--cap-drop', 'ALL',

@@ -1,0 +1,189 @@
+/**
+ * The runner side of POST /v1/rollouts, built by `corral serve` and handed to buildServer: the same composition
+ * as `corral eval` (a built-in environment, in-process MCP tool sessions over the server's pool, runEvaluation,
+ * the OpenAI agent), except that the examples and the model come from the request and the records go to the
+ * HTTP stream instead of results.jsonl.
+ */
+import { CorralError } from '../../core/errors.js';
+import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
+import { poolSandboxSource, type SandboxSource } from '../../mcp/sandbox-source.js';
+import type { Agent } from '../../runner/agents/agent.js';
+import { withoutUpstreamDetail } from '../../runner/agents/model-error.js';
+import { ModelEndpointPolicy } from '../../runner/agents/model-endpoint-policy.js';
+import type { Fetch } from '../../runner/agents/nested-error-fetch.js';
+import { createNodeHttpFetch } from '../../runner/agents/node-http-fetch.js';
+import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
+import type { Environment, Example } from '../../runner/env/environment.js';
+import { builtInEnvironments } from '../../runner/environments/index.js';
+import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
+import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
+import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import type { ToolRuntime } from '../commands/tool-runtime.js';
+import { inProcessToolSessions, toolsForToolsets } from './in-process-tools.js';
+import { summarise } from './run-summary.js';
+
+export interface RolloutServiceOptions {
+  runtime: Pick<ToolRuntime, 'pool' | 'specs' | 'sandboxSource' | 'wiki'>;
+  /** Where environments read their default datasets (config.data.dataDir; else CORRAL_DATA_DIR). */
+  dataDir: string | undefined;
+  /**
+   * Environments a client may name. Default: the built-ins. Never module paths: importing a file named by a
+   * remote client would let it run code on the server.
+   */
+  environments?: Readonly<Record<string, () => Environment>>;
+  /** Ceiling on a request's max_concurrency (default 256); the pool's max bounds sandboxes across requests anyway. */
+  maxConcurrency?: number;
+  /**
+   * Where the server listens and which model endpoints it may call (config.server). Bound to loopback, the
+   * caller is local and internal addresses are allowed; bound beyond it (or omitted), they are refused.
+   */
+  server?: { host: string; modelEndpointAllowlist?: readonly string[] };
+}
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+const DEFAULT_CONCURRENCY = 32;
+
+export function createRolloutService(options: RolloutServiceOptions): RolloutService {
+  const environments = options.environments ?? builtInEnvironments;
+  const endpointPolicy = new ModelEndpointPolicy({
+    allow: options.server?.modelEndpointAllowlist ?? [],
+    refuseInternal: options.server === undefined || !isLoopbackHost(options.server.host),
+  });
+  // One guarded fetch for every agent: each connection's own DNS lookup applies the policy (DNS rebinding).
+  const guardedFetch = createNodeHttpFetch(endpointPolicy);
+  // Datasets are read once per environment (SQuAD dev is 10,570 questions); a failed read is not kept.
+  const datasets = new Map<string, Promise<Example[]>>();
+  const datasetOf = (environment: Environment): Promise<Example[]> => {
+    let loading = datasets.get(environment.name);
+    if (!loading) {
+      loading = Promise.resolve().then(() => environment.dataset({ args: {}, dataDir: options.dataDir }));
+      datasets.set(environment.name, loading);
+      loading.catch(() => datasets.delete(environment.name));
+    }
+    return loading;
+  };
+
+  return {
+    async prepare(request, { log }): Promise<PreparedRollouts> {
+      const factory = Object.hasOwn(environments, request.env) ? environments[request.env] : undefined;
+      if (!factory) throw invalidField('env', `no environment named '${request.env}'`, { available: Object.keys(environments) });
+      const loaded = factory();
+      const environment: Environment = request.max_turns ? Object.freeze({ ...loaded, maxTurns: request.max_turns }) : loaded;
+      if (environment.toolsets.includes('wiki') && !options.runtime.wiki) {
+        throw invalidField('env', `${environment.name} needs the wiki tools, and this server loaded no wiki corpus (start corral serve with --corpus PATH or CORRAL_DATA_DIR)`);
+      }
+      const tools = toolsForToolsets(environment.toolsets, options.runtime.wiki);
+      if (request.examples) checkInlineExamples(environment, request.examples);
+      const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
+      // Refused before anything runs; the guarded fetch refuses again at connect time.
+      await endpointPolicy.assertAllowed(new URL(request.model.base_url));
+      const agent = withheldUpstreamErrors(createAgent(request, guardedFetch), log);
+      const rolloutsPerExample = request.rollouts_per_example;
+      const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
+      const sandboxSource = sandboxSourceFor(environment, options.runtime);
+      return {
+        env: environment.name,
+        model: agent.model,
+        numExamples: examples.length,
+        rolloutsPerExample,
+        async run({ abortSignal, onGroup }) {
+          const records: ResultRecord[] = [];
+          await runEvaluation({
+            environment,
+            agent,
+            tools: inProcessToolSessions(tools, sandboxSource),
+            examples,
+            rolloutsPerExample,
+            concurrency,
+            abortSignal,
+            ...(request.seed === undefined ? {} : { seed: request.seed }),
+            onGroup: (group) => {
+              records.push(...group);
+              onGroup(group);
+            },
+          });
+          const summary = summarise(records);
+          return { rollouts: summary.rollouts, errored: summary.errored, avg_reward: summary.avg_reward, metric_averages: summary.metrics, errors_by_code: summary.errorsByCode };
+        },
+      };
+    },
+  };
+}
+
+function selectExamples(dataset: readonly Example[], request: RolloutRequest): Example[] {
+  if (request.example_ids) {
+    const byId = new Map(dataset.map((example) => [example.id, example]));
+    const missing = request.example_ids.filter((id) => !byId.has(id));
+    if (missing.length > 0) {
+      throw invalidField('example_ids', `${missing.length} id(s) not in the ${request.env} dataset: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`, { missing: missing.slice(0, 50) });
+    }
+    return request.example_ids.map((id) => byId.get(id)!);
+  }
+  return dataset.slice(0, request.n);
+}
+
+/** The dataset errors name CLI flags; a remote client can only send examples inline or ask the operator. */
+function explainMissingDataset(error: unknown): never {
+  if (CorralError.hasCode(error, 'ENV_ERR_DATASET_NOT_FOUND') || CorralError.hasCode(error, 'ENV_ERR_DATASET_INVALID')) {
+    throw invalidField('env', `this server cannot read the environment's dataset (${error.message}); send the examples inline, or start corral serve with CORRAL_DATA_DIR set`);
+  }
+  throw error;
+}
+
+function createAgent(request: RolloutRequest, fetch: Fetch): OpenAIAgent {
+  try {
+    return new OpenAIAgent({
+      fetch,
+      model: request.model.model,
+      baseURL: request.model.base_url,
+      // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.
+      apiKey: request.model.api_key ?? 'EMPTY',
+      samplingArgs: request.sampling_args ?? {},
+      ...(request.model.timeout_ms === undefined ? {} : { requestTimeoutMs: request.model.timeout_ms }),
+      ...(request.model.max_retries === undefined ? {} : { maxRetries: request.model.max_retries }),
+    });
+  } catch (error) {
+    // The agent refuses sampling args it sets itself (model, messages, tools, stream, n).
+    if (CorralError.hasCode(error, 'CFG_ERR_INVALID')) throw invalidField('sampling_args', error.message);
+    throw error;
+  }
+}
+
+/**
+ * base_url is the remote client's choice, so what that endpoint answered (an error body, a socket error naming
+ * internal addresses) goes to the server's log, and the record gets the status and code only. `corral eval`
+ * builds its agent directly and keeps the full text for its local user.
+ */
+function withheldUpstreamErrors(agent: OpenAIAgent, log: RolloutLog | undefined): Agent {
+  return {
+    name: agent.name,
+    model: agent.model,
+    samplingArgs: agent.samplingArgs,
+    async run(input) {
+      try {
+        await agent.run(input);
+      } catch (error) {
+        if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
+        log?.warn({ err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex }, 'model endpoint failed (detail withheld from the rollout caller)');
+        throw withoutUpstreamDetail(error);
+      }
+    },
+  };
+}
+
+/** Inline examples for an environment scored by tests_pass must carry tests, or every rollout would run only to error at scoring. */
+function checkInlineExamples(environment: Environment, examples: readonly Example[]): void {
+  if (!environment.rubric.some((item) => item.name === 'tests_pass')) return;
+  const index = examples.findIndex((example) => harnessTestsFromInfo(example.info) === null);
+  if (index < 0) return;
+  throw invalidField(`examples.${index}.info`, `example '${examples[index]!.id}' has no tests: ${environment.name} scores by running them, so info needs format ('humaneval', 'mbpp' or 'mbpp-sanitized'), tests and, for humaneval, entry_point`);
+}
+
+/** The environment's sandbox overrides (python-code: reuse 'reset') make their own pool bucket, as in `corral eval`. */
+function sandboxSourceFor(environment: Environment, runtime: RolloutServiceOptions['runtime']): SandboxSource {
+  if (Object.keys(environment.sandbox).length === 0) return runtime.sandboxSource;
+  return poolSandboxSource(runtime.pool, { ...runtime.specs, general: { ...runtime.specs.general, ...environment.sandbox } });
+}
+
+const invalidField = (field: string, message: string, details: Record<string, unknown> = {}) => new CorralError('CFG_ERR_INVALID', `${field}: ${message}`, { details: { field, ...details } });
