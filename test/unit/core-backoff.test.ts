@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { abortableDelay, backoffDelayMs } from '../../src/runner/agents/openai/retry-backoff.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { abortableDelay, backoffDelayMs } from '../../src/core/backoff.js';
 
 describe('backoffDelayMs', () => {
   const policy = { baseMs: 100, maxMs: 1_000 };
@@ -10,18 +10,44 @@ describe('backoffDelayMs', () => {
   });
 });
 
+// On vitest's fake clock: what settles the delay, and when, is then decided by the test, not by a busy machine.
 describe('abortableDelay', () => {
-  it('resolves after the delay', async () => {
-    await expect(abortableDelay(1, new AbortController().signal)).resolves.toBeUndefined();
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
-  it('rejects with ERR_ABORTED as soon as the signal fires, or at once when it already has', async () => {
+  /** 'pending' until the promise settles, then 'resolved' or the rejection. */
+  function watch(promise: Promise<void>): { state: unknown } {
+    const watched: { state: unknown } = { state: 'pending' };
+    promise.then(
+      () => (watched.state = 'resolved'),
+      (error: unknown) => (watched.state = error),
+    );
+    return watched;
+  }
+
+  it('resolves once the delay has passed, not a millisecond before', async () => {
+    vi.useFakeTimers();
+    const delay = watch(abortableDelay(1_000, new AbortController().signal));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(delay.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(delay.state).toBe('resolved');
+  });
+
+  it('rejects with ERR_ABORTED as soon as the signal fires, clearing its timer, or at once when it already has', async () => {
+    vi.useFakeTimers();
     const controller = new AbortController();
-    const startedAt = performance.now();
-    const delay = abortableDelay(10_000, controller.signal);
-    setTimeout(() => controller.abort(), 10);
-    await expect(delay).rejects.toMatchObject({ code: 'ERR_ABORTED' });
-    expect(performance.now() - startedAt).toBeLessThan(1_000);
-    await expect(abortableDelay(10_000, controller.signal)).rejects.toMatchObject({ code: 'ERR_ABORTED' });
+    const delay = watch(abortableDelay(10_000, controller.signal));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(delay.state).toBe('pending');
+    controller.abort();
+    // 9,990 ms of the delay are still unspent on the fake clock: only the abort can have settled it.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(delay.state).toMatchObject({ code: 'ERR_ABORTED' });
+    expect(vi.getTimerCount()).toBe(0);
+    const late = watch(abortableDelay(10_000, controller.signal));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(late.state).toMatchObject({ code: 'ERR_ABORTED' });
   });
 });

@@ -88,6 +88,24 @@ describe('runEvaluation', () => {
     expect(brokenGroups.flat().find((record) => !record.error)?.reward).toBe(1);
   });
 
+  it('a cancel during the wait before a retry ends the rollout at once: no further attempt, nothing emitted', async () => {
+    const controller = new AbortController();
+    let openAttempts = 0;
+    const failingOnce: ToolSessionFactory = {
+      async open() {
+        openAttempts++;
+        // Fires once the scheduler is waiting to retry (everything before the wait is promise callbacks).
+        setTimeout(() => controller.abort(), 0);
+        throw new CorralError('POOL_ERR_CREATE_FAILED', 'no sandbox');
+      },
+    };
+    const groups: ResultRecord[][] = [];
+    const progress = await runEvaluation({ environment, agent, tools: failingOnce, examples: examples.slice(0, 1), rolloutsPerExample: 1, concurrency: 1, abortSignal: controller.signal, onGroup: (records) => groups.push(records) });
+    expect(openAttempts).toBe(1);
+    expect(groups).toEqual([]);
+    expect(progress.done).toBe(0);
+  });
+
   it('cancellation stops new rollouts, emits no cancelled rollout, and releases every session', async () => {
     const { factory, state } = fakeTools();
     const controller = new AbortController();

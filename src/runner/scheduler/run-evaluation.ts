@@ -5,6 +5,7 @@
  * cancelled rollouts are not emitted, so --resume redoes them.
  */
 import PQueue from 'p-queue';
+import { abortableDelay, backoffDelayMs } from '../../core/backoff.js';
 import type { Agent } from '../agents/agent.js';
 import type { Environment, Example } from '../contract/environment.js';
 import type { ToolSessionFactory } from '../contract/tool-session.js';
@@ -40,6 +41,8 @@ export interface EvaluationOptions {
 }
 
 const RETRYABLE_BOUNDARIES = new Set(['sandbox', 'runner', 'tool']);
+/** Between attempts of one rollout: about 200 ms, then 400, 800 (jittered), as a sandbox pool recovers. */
+const ROLLOUT_BACKOFF = { baseMs: 200, maxMs: 5_000 };
 
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationProgress> {
   const skip = options.skip ?? new Set<string>();
@@ -82,7 +85,9 @@ async function runWithRetries(options: EvaluationOptions, example: Example, roll
     record.attempts = attempt;
     const retry = record.error?.transient && RETRYABLE_BOUNDARIES.has(record.error.boundary) && attempt < maxAttempts && !options.abortSignal.aborted;
     if (!retry) return record;
-    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+    // A cancel during the wait ends the retries at once; the rollout counts as cancelled, so --resume redoes it.
+    const waited = await abortableDelay(backoffDelayMs(attempt - 1, ROLLOUT_BACKOFF), options.abortSignal).then(() => true, () => false);
+    if (!waited) return { ...record, error: { boundary: 'runner', code: 'RUNNER_ERR_CANCELLED', message: 'rollout cancelled while waiting to retry', transient: false } };
   }
 }
 

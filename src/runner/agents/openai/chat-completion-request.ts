@@ -8,7 +8,8 @@ import type OpenAI from 'openai';
 import { throwIfAborted } from '../../../core/abort.js';
 import { CorralError } from '../../../core/errors.js';
 import { classifyModelError, toModelError, type ModelAttemptFailure } from './model-error.js';
-import { abortableDelay, backoffDelayMs, RETRY_AFTER_CAP_MS, type BackoffPolicy } from './retry-backoff.js';
+import { abortableDelay, backoffDelayMs, type BackoffPolicy } from '../../../core/backoff.js';
+import { RETRY_AFTER_CAP_MS } from './retry-after.js';
 
 export interface ModelRequestPolicy {
   /** Retries after the first attempt, for 429, 408, 5xx, connection errors and timeouts only. */
