@@ -17,6 +17,7 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
   'sandbox.acquireTimeoutMs': 'How long a tool call waits for a free sandbox before failing with POOL_ERR_ACQUIRE_TIMEOUT.',
   'sandbox.reuse': 'After a sandbox is released: `destroy` it (no state can cross sessions), or `reset` it in place and verify it clean.',
   'sandbox.idleTimeoutMs': 'Idle sandboxes above minIdle are destroyed after waiting this long (the leftovers of a burst); 0 keeps them.',
+  'sandbox.sandboxUid': 'The uid (and gid) process-backend sandboxes run as, inside bubblewrap and, when corral is root, on the host. Never 0 (refused). Pick one no host account uses: its processes could signal sandboxed ones.',
   'server.host': 'Interface to bind. Anything beyond 127.0.0.1 is reachable from other machines: set a token.',
   'server.port': 'TCP port to listen on; 0 picks a free one (the listening line on stderr names it).',
   'server.token': 'When set, every request except /healthz and /readyz needs `Authorization: Bearer <token>`.',

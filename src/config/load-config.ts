@@ -22,6 +22,7 @@ export const CONFIG_SOURCES: readonly ConfigSource[] = [
   { path: ['sandbox', 'minIdle'], flag: '--min-idle', env: 'CORRAL_MIN_IDLE', parse: Number },
   { path: ['sandbox', 'max'], flag: '--max-sandboxes', env: 'CORRAL_MAX_SANDBOXES', parse: Number },
   { path: ['sandbox', 'reuse'], flag: '--reuse', env: 'CORRAL_REUSE' },
+  { path: ['sandbox', 'sandboxUid'], flag: '--sandbox-uid', env: 'CORRAL_SANDBOX_UID', parse: Number },
   { path: ['server', 'host'], flag: '--host', env: 'CORRAL_HOST' },
   { path: ['server', 'port'], flag: '--port', env: 'CORRAL_PORT', parse: Number },
   { path: ['server', 'token'], flag: '--token', env: 'CORRAL_TOKEN' },

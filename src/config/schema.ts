@@ -14,6 +14,8 @@ export const sandboxConfigSchema = z
     reuse: z.enum(['destroy', 'reset']).default('destroy'),
     /** Idle sandboxes above minIdle are destroyed after waiting this long (a burst's leftovers); 0 keeps them. */
     idleTimeoutMs: z.number().int().min(0).default(60_000),
+    /** uid (and gid) of process-backend sandboxes; never 0. Keep in step with DEFAULT_SANDBOX_UID (sandbox-identity.ts). */
+    sandboxUid: z.number().int().min(1).max(4_294_967_294).default(58_000),
   })
   .strict();
 

@@ -8,6 +8,8 @@ import type { BackendName } from './spec.js';
 export interface BackendOptions {
   /** Docker daemon socket path (docker backend). */
   dockerSocketPath?: string;
+  /** uid (and gid) process sandboxes run as (process backend; config sandbox.sandboxUid). */
+  sandboxUid?: number;
 }
 
 export async function loadProvider(name: BackendName, options: BackendOptions = {}): Promise<SandboxProvider> {
@@ -18,7 +20,7 @@ export async function loadProvider(name: BackendName, options: BackendOptions = 
     }
     case 'process': {
       const { ProcessProvider } = await import('./process/process-provider.js');
-      return new ProcessProvider();
+      return new ProcessProvider(options.sandboxUid !== undefined ? { sandboxUid: options.sandboxUid } : {});
     }
     case 'isolate': {
       const { IsolateProvider } = await import('./isolate/isolate-provider.js');

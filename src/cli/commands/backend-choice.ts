@@ -44,7 +44,7 @@ export async function openBackendProbe(config: CorralConfig, backend: ServingBac
   let provider: SandboxProvider | undefined;
   let loadFailure: string | undefined;
   try {
-    provider = await loadProvider(backend, socketPath ? { dockerSocketPath: socketPath } : {});
+    provider = await loadProvider(backend, { ...(socketPath ? { dockerSocketPath: socketPath } : {}), sandboxUid: config.sandbox.sandboxUid });
   } catch (error) {
     loadFailure = `cannot load the ${backend} backend: ${(error as Error).message}`;
   }

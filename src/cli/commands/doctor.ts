@@ -12,10 +12,10 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const report = [];
       // The daemon the pool and --backend auto use: --docker-socket / CORRAL_DOCKER_SOCKET, else DOCKER_HOST.
-      const socketPath = loadConfig().sandbox.dockerSocketPath;
+      const { dockerSocketPath: socketPath, sandboxUid } = loadConfig().sandbox;
       for (const name of BACKEND_NAMES) {
         try {
-          const provider = await loadProvider(name, socketPath ? { dockerSocketPath: socketPath } : {});
+          const provider = await loadProvider(name, { ...(socketPath ? { dockerSocketPath: socketPath } : {}), sandboxUid });
           const availability = await provider.available();
           await provider.close();
           report.push({ backend: name, ...availability });

@@ -44,6 +44,7 @@ export function registerServeCommand(program: Command): void {
     .option('--image <image>', 'docker image of the sandboxes (default corral/python:latest; CORRAL_IMAGE)')
     .option('--reuse <mode>', 'after release: destroy | reset (default destroy; CORRAL_REUSE)')
     .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
+    .option('--sandbox-uid <uid>', 'uid process-backend sandboxes run as, never 0 (default 58000; CORRAL_SANDBOX_UID)')
     .option('--conformance-fixtures', 'also serve /mcp/conformance: the MCP conformance suite\'s test_* tools, resources and prompts')
     .action(async (flags: ServeFlags) => {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);

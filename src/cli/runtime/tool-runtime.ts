@@ -47,7 +47,7 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
   const dockerSocketPath = config.sandbox.dockerSocketPath;
   const pool = new SandboxPool(
     { minIdle: 0, max: config.sandbox.max, acquireTimeoutMs: config.sandbox.acquireTimeoutMs, idleTimeoutMs: config.sandbox.idleTimeoutMs },
-    { resolveProvider: (name) => loadProvider(name, dockerSocketPath ? { dockerSocketPath } : {}) },
+    { resolveProvider: (name) => loadProvider(name, { ...(dockerSocketPath ? { dockerSocketPath } : {}), sandboxUid: config.sandbox.sandboxUid }) },
   );
   if (options.minIdle > 0) void pool.warm(specs.general, options.minIdle).catch((error: Error) => options.log(`warm-up failed: ${error.message}`));
   const wiki = options.loadWiki ? await loadWikiIndex({ corpusPaths: options.corpusPaths, dataDir: config.data.dataDir, log: options.log }) : undefined;
