@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverCorpusSources, loadCorpora } from '../src/wiki-search/corpus-sources.js';
 import { sectionPage } from '../src/wiki-search/page-sections.js';
-import { clearTermCache } from '../src/wiki-search/search-terms.js';
+import { clearTermCache } from '../src/text/terms.js';
 import { WikiIndex } from '../src/wiki-search/wiki-index.js';
 import type { WikiPage } from '../src/wiki-search/wiki-page.js';
 import { loadRecallQuestions, measureRecall, type RecallQuestion } from './recall.js';

@@ -4,7 +4,7 @@
  * difference measured is what the page text adds, not a difference in tokenisation.
  */
 import MiniSearch from 'minisearch';
-import { termsOf } from '../src/wiki-search/search-terms.js';
+import { termsOf } from '../src/text/terms.js';
 import type { WikiPage } from '../src/wiki-search/wiki-page.js';
 
 interface TitleDocument {

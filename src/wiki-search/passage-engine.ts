@@ -1,7 +1,7 @@
 /**
  * The MiniSearch configuration behind the index, in one place because a saved index can only be
  * loaded with the options it was built with. Passages are indexed as one field of pre-analysed
- * terms (see search-terms.ts): the page title's terms, repeated `titleWeight` times, then the passage
+ * terms (see src/text/terms.ts): the page title's terms, repeated `titleWeight` times, then the passage
  * text's terms. Repeating title terms is BM25F field weighting (a weighted term count inside one
  * length-normalised field), which measured better on the dev split than MiniSearch's separate title
  * field with a boost, where a 2–3 word title field gets outsized scores (README.md has the numbers).

@@ -10,7 +10,7 @@ import { DEFAULT_PARAGRAPHS_PER_GROUP, sectionPage } from './page-sections.js';
 import { PageStore } from './page-store.js';
 import { decodePages, encodePages } from './page-store-json.js';
 import { addPassage, createPassageEngine, loadPassageEngine, scorePassages, type PassageEngine } from './passage-engine.js';
-import { ANALYSER_VERSION, termsOf } from './search-terms.js';
+import { ANALYSER_VERSION, termsOf } from '../text/terms.js';
 import { snippetMaker } from './snippet.js';
 import type { PageHit, SectionListing, WikiPage } from './wiki-page.js';
 

@@ -3,7 +3,8 @@
  * a number, when -> a date, who -> a name, where -> a place), plus the question's content terms and its
  * focus word (the noun after "what"/"which", e.g. "kind" in "what kind of forest").
  */
-import { contentTerms, stem } from './baseline-text.js';
+import { stemOf } from '../../../text/terms.js';
+import { contentTerms } from './baseline-text.js';
 
 export type AnswerKind = 'number' | 'date' | 'person' | 'place' | 'name' | 'reason' | 'other';
 
@@ -45,7 +46,7 @@ export function focusTerms(question: string): string[] {
   const match = /\b(?:what|which)\s+((?:[a-z-]+\s+){0,2}[a-z-]+)/.exec(question.toLowerCase());
   if (!match) return [];
   const words = match[1]!.split(/\s+/).filter((word) => !/^(is|was|are|were|did|does|do|has|had|the|a|an|of|in|on|can|could|would|will|type|kind|sort|form)$/.test(word));
-  return words.slice(0, 1).map(stem);
+  return words.slice(0, 1).map(stemOf);
 }
 
 export function analyseQuestion(question: string): QuestionAnalysis {

@@ -1,38 +1,20 @@
 /**
- * Word handling for the baseline agents: tokens with offsets, a light stemmer (so "nations" meets "nation"),
- * stop words, and sentence splitting. Deliberately simple and general: no lists tied to any dataset.
+ * Word handling for the baseline agents: tokens with offsets and sentence splitting. What a word means (its
+ * stem, or nothing for a stop word) comes from the analyser wiki search uses (src/text/terms.ts), so the
+ * agent weighs the same terms the search ranked on. Deliberately general: no lists tied to any dataset.
  */
+import { termsOf } from '../../../text/terms.js';
 
 export interface Token {
   text: string;
   start: number;
   end: number;
-  /** Stemmed lower-case form; null for stop words and punctuation. */
+  /**
+   * The analyser's terms of the token, space-joined ("mid-Eocene" -> "mid eocen", "Beyoncé's" -> "beyonc"):
+   * null for stop words and punctuation.
+   */
   term: string | null;
   isWord: boolean;
-}
-
-export const STOP_WORDS = new Set(
-  (
-    'a an the of in on at to for from by with about as into onto over under after before during between through since until upon within without against among ' +
-    'and or but nor so yet if than then that this these those there here it its they them their he him his she her we us our you your i me my ' +
-    'is are was were be been being am do does did doing done have has had having will would shall should can could may might must ' +
-    'what which who whom whose when where why how whatever whichever ' +
-    'not no also very just only such same other some any each every all both either neither more most much many few less least own ' +
-    'one s t'
-  ).split(' '),
-);
-
-/** Lower-cases and strips common English suffixes; the same function runs on questions and passages. */
-export function stem(word: string): string {
-  let w = word.toLowerCase().replace(/['’]s$/, '');
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  else if (w.length > 4 && w.endsWith('ly')) w = w.slice(0, -2);
-  return w.replace(/e$/, '');
 }
 
 /**
@@ -45,8 +27,7 @@ export function tokenize(text: string): Token[] {
   return [...text.matchAll(TOKEN)].map((match) => {
     const word = match[0];
     const isWord = /[\p{L}\p{N}]/u.test(word);
-    const lower = word.toLowerCase();
-    return { text: word, start: match.index, end: match.index + word.length, term: isWord && !STOP_WORDS.has(lower) ? stem(word) : null, isWord };
+    return { text: word, start: match.index, end: match.index + word.length, term: isWord ? termsOf(word).join(' ') || null : null, isWord };
   });
 }
 

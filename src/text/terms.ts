@@ -1,8 +1,9 @@
 /**
- * The analyser shared by indexing and querying: split into words, fold case and accents, drop stop
- * words, and reduce each word to its Porter stem so "founded" finds "founding". The same function
- * must run on both sides, so the index stores analysed text and queries go through `termsOf` too.
- * Changing anything here changes every index: bump ANALYSER_VERSION so saved index files are rebuilt.
+ * The one text analyser: split into words, fold case and accents, drop stop words, and reduce each word
+ * to its Porter stem so "founded" finds "founding". Wiki search runs it when indexing and querying (the
+ * index stores analysed text), and the baseline agents run it on questions and passages, so the two
+ * never disagree about what a word is. Changing anything here changes every index: bump
+ * ANALYSER_VERSION so saved index files are rebuilt.
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
@@ -35,6 +36,11 @@ export function splitWords(text: string): string[] {
 export function foldWord(word: string): string {
   const lower = word.toLowerCase();
   return PLAIN_ASCII_WORD.test(lower) ? lower : lower.normalize('NFKD').replace(COMBINING_MARKS, '');
+}
+
+/** A word's stem, stop word or not (for words picked by position, such as the noun after "what"). */
+export function stemOf(word: string): string {
+  return stemmer(foldWord(word));
 }
 
 /** One word to its index term, or null when it carries no meaning for search. */
