@@ -1,4 +1,4 @@
-"""grep in a child process: started through the user launcher (as the user, behind the backend's prefix), killed
+"""grep in a child process: started through the user launcher (as the user, or by the spawner), killed
 with its whole group when the call times out or is cancelled. A regex like (a+)+$ on a long line would otherwise
 run in an agent thread until the sandbox died (Python's re cannot be interrupted)."""
 import json
