@@ -9,6 +9,7 @@ import { registerEvalCommand } from './commands/eval.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerMcpCommand } from './commands/mcp-stdio.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerTasksCommand } from './commands/tasks.js';
 
 export function buildProgram(): Command {
   const program = new Command('corral')
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerMcpCommand(program);
   registerEvalCommand(program);
+  registerTasksCommand(program);
   return program;
 }
 

@@ -56,6 +56,11 @@ export const ERROR_CODES = {
   RUBRIC_ERR_JUDGE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The LLM judge endpoint failed or gave no yes/no grade; the rollout is errored, never scored 0.' },
   RUBRIC_ERR_FAILED: { audience: 'infrastructure', transient: false, doc: "A rubric function threw an error without a corral code (a bug in the environment's rubric); the rollout is errored, never scored 0." },
   HTTP_ERR_QUOTA_EXCEEDED: { audience: 'caller', transient: true, doc: 'A per-principal server quota (MCP sessions, sandbox handles, leased sandboxes, rollout requests) is full: HTTP 429; details.quota names the setting, details.limit its value.' },
+  TASK_ERR_NOT_FOUND: { audience: 'caller', transient: false, doc: 'A task path does not exist, or a dataset folder holds no task folder (instruction.md + task.toml, or a Terminal-Bench v1 task.yaml).' },
+  TASK_ERR_INVALID: { audience: 'caller', transient: false, doc: 'A task folder is malformed: a required file is missing, or task.toml / task.yaml does not parse or fails validation; the message names the file and field.' },
+  TASK_ERR_UNSUPPORTED: { audience: 'caller', transient: false, doc: 'A task uses a feature corral does not run yet (multi-step [[steps]], a docker-compose environment, network_mode allowlist, a multi-service TB v1 compose file); it is refused, never run wrongly.' },
+  TASK_ERR_IMAGE_BUILD_FAILED: { audience: 'infrastructure', transient: false, doc: "A task's environment image could not be built (Dockerfile error, build_timeout_sec exceeded, daemon error); details.logPath names the kept build log. Other tasks still build." },
+  TASK_ERR_IMAGE_NOT_FOUND: { audience: 'caller', transient: false, doc: "A task's [environment].docker_image is not a local image, or a Dockerfile's FROM image is neither in the base-image map nor local; the message says what to build or map." },
   ERR_ABORTED: { audience: 'caller', transient: false, doc: 'The operation was cancelled through its AbortSignal.' },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 
