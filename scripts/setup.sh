@@ -11,6 +11,7 @@ missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+/usr/bin/python3 -c 'import flake8' >/dev/null 2>&1 || missing+=(python3-flake8) # npm run lint:agent
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq

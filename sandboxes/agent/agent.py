@@ -47,7 +47,8 @@ class Agent:
         # /dev/mqueue: POSIX message queues are files too, and must not outlive an episode either.
         scratch = options.scratch_dir if options.scratch_dir is not None else ["/tmp", "/dev/shm", "/dev/mqueue"]
         self.scratch_dirs = [path for path in scratch if os.path.isdir(path)]
-        self.directory_modes = {path: stat.S_IMODE(os.stat(path).st_mode) for path in [self.workspace, *self.scratch_dirs]}
+        wiped = [self.workspace, *self.scratch_dirs]
+        self.directory_modes = {path: stat.S_IMODE(os.stat(path).st_mode) for path in wiped}
         self.launcher = make_launcher(options.user_spawner_prefix, options.run_as, log)
         self.groups = LiveGroups(self.launcher.signal_group)
         self.paths = WorkspacePaths(self.workspace)
@@ -62,7 +63,7 @@ class Agent:
         self.started = time.monotonic()
         # op -> (handler(request, call), runs inline on the reader thread?)
         self.ops = {
-            "ping": (lambda request, call: {"pid": os.getpid(), "uptimeMs": int((time.monotonic() - self.started) * 1000)}, True),
+            "ping": (lambda request, call: self._ping(), True),
             "extend": (self._extend, True),
             "cancel": (self._cancel, True),
             "exec": (self.exec_runner.run, False),
@@ -97,7 +98,7 @@ class Agent:
             require(isinstance(request_id, int) and not isinstance(request_id, bool), "id must be an integer")
             require(isinstance(request.get("op"), str), "op must be a string")
         except (ValueError, AgentError) as error:
-            self.writer.write({"id": None, "ok": False, "error": {"code": INVALID_ARGUMENT, "message": f"bad request: {error}"}})
+            self.writer.write(_failure(None, INVALID_ARGUMENT, f"bad request: {error}"))
             return
         op = request.get("op")
         if op == "shutdown":
@@ -105,7 +106,7 @@ class Agent:
             self.shutdown("shutdown requested")
         handler, inline = self.ops.get(op, (None, True))
         if handler is None:
-            self.writer.write({"id": request_id, "ok": False, "error": {"code": UNSUPPORTED, "message": f"unknown op {op!r}"}})
+            self.writer.write(_failure(request_id, UNSUPPORTED, f"unknown op {op!r}"))
             return
         timeout_ms = request.get("timeoutMs")
         call = CallContext(request_id, timeout_ms if isinstance(timeout_ms, (int, float)) and timeout_ms > 0 else None)
@@ -129,12 +130,15 @@ class Agent:
             message = {"id": call.request_id, "ok": False, "error": {"code": error.code, "message": error.message}}
         except Exception as error:  # a bug or an exhausted resource: report it, keep serving
             log(f"op {request.get('op')} failed:\n{traceback.format_exc()}")
-            message = {"id": call.request_id, "ok": False, "error": {"code": INTERNAL, "message": f"{type(error).__name__}: {error}"}}
+            message = _failure(call.request_id, INTERNAL, f"{type(error).__name__}: {error}")
         finally:
             with self.calls_lock:
                 self.calls.pop(call.request_id, None)
         if not self.writer.write(message):
             self.shutdown("stdout closed")
+
+    def _ping(self):
+        return {"pid": os.getpid(), "uptimeMs": int((time.monotonic() - self.started) * 1000)}
 
     def _extend(self, request, _call):
         deadline_ms = request.get("deadlineMs")
@@ -163,6 +167,10 @@ class Agent:
             os._exit(0)
 
 
+def _failure(request_id, code, message):
+    return {"id": request_id, "ok": False, "error": {"code": code, "message": message}}
+
+
 def parse_options(argv):
     parser = argparse.ArgumentParser(description="corral in-sandbox agent")
     parser.add_argument("--workspace", required=True)
@@ -171,14 +179,17 @@ def parse_options(argv):
         "--process-scope", choices=["namespace", "descendants"], default="namespace",
         help="what reset and shutdown may kill: the whole PID namespace, or only the agent's descendants (unsandboxed)",
     )
-    parser.add_argument("--scratch-dir", action="append", default=None, help="directory reset wipes besides the workspace (default /tmp, /dev/shm, /dev/mqueue)")
+    parser.add_argument(
+        "--scratch-dir", action="append", default=None,
+        help="directory reset wipes besides the workspace (default /tmp, /dev/shm, /dev/mqueue)",
+    )
     parser.add_argument(
         "--user-spawner-prefix", type=parse_command_prefix, default=[],
         help="JSON array of argv strings (an inner bwrap) before the one spawner that starts every user process",
     )
     parser.add_argument(
         "--run-as", type=parse_run_as, default=None, metavar="UID:GID",
-        help="run user code as UID:GID and do file operations as it (the agent itself stays root, see agent_identity.py)",
+        help="run user code as UID:GID and do file operations as it (the agent stays root, see agent_identity.py)",
     )
     return parser.parse_args(argv)
 

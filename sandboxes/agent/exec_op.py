@@ -42,13 +42,15 @@ def merged_env(base_env, extra):
 
 def positive_number(request, key, default):
     value = request.get(key, default)
-    require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0, f"{key} must be a positive number")
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    require(is_number and value > 0, f"{key} must be a positive number")
     return value
 
 
 def output_cap(request):
     value = request.get("maxOutputChars", 30000)
-    require(isinstance(value, int) and not isinstance(value, bool) and value >= 0, "maxOutputChars must be a non-negative integer")
+    is_integer = isinstance(value, int) and not isinstance(value, bool)
+    require(is_integer and value >= 0, "maxOutputChars must be a non-negative integer")
     return value
 
 
@@ -143,7 +145,8 @@ class ExecRunner:
             except subprocess.TimeoutExpired:
                 returncode = None
             if timed_out:
-                kill_group_until_gone(pgid, signaller=self._signal)  # the leader is reaped now, so only stragglers keep the group alive
+                # The leader is reaped now, so only stragglers keep the group alive.
+                kill_group_until_gone(pgid, signaller=self._signal)
             if not pump.drain(time.monotonic() + PIPE_LINGER_S):
                 kill_group_until_gone(pgid, signaller=self._signal)
                 pump.drain(time.monotonic() + 1.0)

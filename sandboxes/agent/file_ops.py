@@ -52,18 +52,21 @@ class FileOps:
         real = self.paths.existing(path)
         encoding = _encoding(request)
         max_bytes = request.get("maxBytes")
-        require(max_bytes is None or (isinstance(max_bytes, int) and max_bytes >= 0), "maxBytes must be a non-negative integer")
+        valid = max_bytes is None or (isinstance(max_bytes, int) and max_bytes >= 0)
+        require(valid, "maxBytes must be a non-negative integer")
         if not os.path.isfile(real):
             kind = "a directory" if os.path.isdir(real) else "not a regular file"
             raise AgentError(INVALID_ARGUMENT, f"{path}: is {kind}")
         with self._open(real, path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if max_bytes is None and size > DEFAULT_READ_LIMIT_BYTES:
-                raise AgentError(TOO_LARGE, f"{path}: {size} bytes is over the {DEFAULT_READ_LIMIT_BYTES}-byte read limit; pass maxBytes")
+                limit = DEFAULT_READ_LIMIT_BYTES
+                raise AgentError(TOO_LARGE, f"{path}: {size} bytes is over the {limit}-byte read limit; pass maxBytes")
             limit = DEFAULT_READ_LIMIT_BYTES if max_bytes is None else max_bytes
             data = handle.read(limit)
             truncated = len(data) == limit and handle.read(1) != b""
-        return {"content": _encode(data, encoding), "encoding": encoding, "sizeBytes": max(size, len(data)), "truncated": truncated}
+        content = _encode(data, encoding)
+        return {"content": content, "encoding": encoding, "sizeBytes": max(size, len(data)), "truncated": truncated}
 
     def write(self, request):
         path = request.get("path")
@@ -96,7 +99,8 @@ class FileOps:
         if count == 0:
             raise AgentError(INVALID_ARGUMENT, f"{path}: oldText was not found")
         if count > 1 and not request.get("replaceAll"):
-            raise AgentError(INVALID_ARGUMENT, f"{path}: oldText occurs {count} times; make it unique or set replaceAll")
+            message = f"{path}: oldText occurs {count} times; make it unique or set replaceAll"
+            raise AgentError(INVALID_ARGUMENT, message)
         updated = text.replace(old_text, new_text) if request.get("replaceAll") else text.replace(old_text, new_text, 1)
         with self._open(real, path, "wb") as handle:
             handle.write(updated.encode("utf-8"))

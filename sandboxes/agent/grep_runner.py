@@ -46,4 +46,3 @@ class GrepRunner:
             tail = errors.decode("utf-8", "replace")[-500:]
             raise AgentError(INTERNAL, f"the grep worker exited with {process.returncode}: {tail}")
         return json.loads(output)
-

@@ -95,7 +95,7 @@ class ReplHost:
         started = time.monotonic()
         deadline = started + positive_number(request, "timeoutMs", 60000) / 1000
         if not self.lock.acquire(timeout=max(0, deadline - started)):
-            busy = {"name": "TimeoutError", "message": "the REPL stayed busy with earlier calls for the whole timeout", "traceback": ""}
+            busy = _error("TimeoutError", "the REPL stayed busy with earlier calls for the whole timeout")
             return _result(("", False), ("", False), None, busy, True, False, started)
         try:
             return self._run_locked(code, max_chars, deadline, started, call)
@@ -138,16 +138,21 @@ class ReplHost:
             close_notifier()
         outputs = pump.results()
         if response is not None:
-            return _result(outputs["stdout"], outputs["stderr"], response.get("value"), response.get("error"), False, state_lost, started)
+            value, error = response.get("value"), response.get("error")
+            return _result(outputs["stdout"], outputs["stderr"], value, error, False, state_lost, started)
         self.start()  # a fresh worker warms up while the caller reads this result
         if timed_out:
-            error = {"name": "TimeoutError", "message": "the cell ran past its timeout; the REPL was restarted and its state is lost", "traceback": ""}
+            error = _error("TimeoutError", "the cell ran past its timeout; the REPL was restarted, its state is lost")
         else:
             exit_code, signal_name = describe_exit(process.returncode)
             how = f"was killed by {signal_name}" if signal_name else f"exited with status {exit_code}"
             hint = " (out of memory?)" if signal_name == "SIGKILL" else ""
-            error = {"name": "ReplDied", "message": f"the Python process {how}{hint}; the REPL was restarted and its state is lost", "traceback": ""}
+            error = _error("ReplDied", f"the Python process {how}{hint}; the REPL was restarted and its state is lost")
         return _result(outputs["stdout"], outputs["stderr"], None, error, timed_out, True, started)
+
+
+def _error(name, message):
+    return {"name": name, "message": message, "traceback": ""}
 
 
 def _result(stdout, stderr, value, error, timed_out, state_lost, started):

@@ -84,7 +84,8 @@ def main():
             os.close(fd)
         sys.stdout, sys.stderr, sys.stdin = sys.__stdout__, sys.__stderr__, sys.__stdin__
         cell += 1
-        result = run_cell(request.get("code", ""), namespace, f"<cell-{cell}>", int(request.get("maxOutputChars", 30000)))
+        max_chars = int(request.get("maxOutputChars", 30000))
+        result = run_cell(request.get("code", ""), namespace, f"<cell-{cell}>", max_chars)
         for stream in (sys.__stdout__, sys.__stderr__):
             try:
                 stream.flush()

@@ -60,7 +60,7 @@ def reset_sandbox(agent):
     with agent.repl.lock:
         agent.repl.stop()
         agent.groups.kill_all()
-        agent.launcher.stop()  # the spawner backend: its whole user namespace dies; the REPL start below makes a new one
+        agent.launcher.stop()  # spawner backend: its whole user namespace dies; the REPL start below makes a new one
         kill_sandbox_processes(agent.process_scope)
         if agent.process_scope == "descendants" or os.getpid() == 1:
             reap_orphans(agent.groups.snapshot())  # orphans re-parented to us: nobody else will reap them

@@ -69,7 +69,8 @@ class SpawnedProcess:
         if self.stdin is not None and "stdin" not in self._output:
             self._output["stdin"] = True
             threading.Thread(target=_write_and_close, args=(self.stdin, input or b""), daemon=True).start()
-        streams = {stream.fileno(): name for name, stream in (("stdout", self.stdout), ("stderr", self.stderr)) if stream is not None and not stream.closed}
+        pairs = (("stdout", self.stdout), ("stderr", self.stderr))
+        streams = {stream.fileno(): name for name, stream in pairs if stream is not None and not stream.closed}
         for name in streams.values():
             self._output.setdefault(name, [])
         while streams:

@@ -28,7 +28,9 @@ class SpawnerConnection:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         argv = [*command_prefix, sys.executable, "-B", "-E", "-s", SPAWNER_PATH, "--control-fd", str(child.fileno())]
         try:
-            self.bwrap = subprocess.Popen(argv, pass_fds=[child.fileno()], env=SPAWNER_ENV, stdin=subprocess.DEVNULL, close_fds=True)
+            self.bwrap = subprocess.Popen(
+                argv, pass_fds=[child.fileno()], env=SPAWNER_ENV, stdin=subprocess.DEVNULL, close_fds=True,
+            )
         except OSError:
             parent.close()
             raise
@@ -100,7 +102,8 @@ class SpawnerConnection:
             pending, self.pending = list(self.pending.values()), {}
             processes, self.processes = list(self.processes.values()), {}
         if not self.stopping:
-            self.log(f"the user-process spawner died (bwrap status {self.bwrap.poll()}); every user process went with it")
+            status = self.bwrap.poll()
+            self.log(f"the user-process spawner died (bwrap status {status}); every user process went with it")
         for entry in pending:
             entry[0].set()
         for process in processes:  # PID 1 of their namespace died, so the kernel killed them
@@ -150,7 +153,8 @@ class SpawnerLauncher:
         if connection is not None:
             connection.kill_namespace()
 
-    def popen(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, start_new_session=False, pass_fds=(), close_fds=True):
+    def popen(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, start_new_session=False,
+              pass_fds=(), close_fds=True):
         del close_fds  # the spawner passes exactly the fds we send
         opened, parent_ends, fds = [], {}, []
         try:
@@ -192,7 +196,8 @@ class SpawnerLauncher:
         if connection is None or not connection.alive:
             return False
         try:
-            return bool(connection.request({"op": "signal", "pid": pgid, "signal": int(sig), "group": group}).get("delivered"))
+            reply = connection.request({"op": "signal", "pid": pgid, "signal": int(sig), "group": group})
+            return bool(reply.get("delivered"))
         except SpawnerLost:
             return False
 
