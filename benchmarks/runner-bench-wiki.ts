@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Agent } from '../src/runner/agents/agent.js';
 import { OpenAIAgent } from '../src/runner/agents/openai/openai-agent.js';
 import type { Environment, Example } from '../src/runner/contract/environment.js';
 import type { ToolSessionFactory } from '../src/runner/contract/tool-session.js';
@@ -16,6 +17,7 @@ import { ResultsWriter } from '../src/runner/trajectory/results-writer.js';
 import { type Figure, round } from './figure.js';
 import { median } from './measure.js';
 import { ChildWorker } from './load/child-worker.js';
+import { OpenAIPackageAgent } from './peers/openai-package-agent.js';
 
 export interface WikiRolloutOptions {
   environment: Environment;
@@ -40,7 +42,7 @@ interface TimedRun {
   firstError?: string;
 }
 
-async function timedRun(agent: OpenAIAgent, options: WikiRolloutOptions, rollouts: number): Promise<TimedRun> {
+async function timedRun(agent: Agent, options: WikiRolloutOptions, rollouts: number): Promise<TimedRun> {
   const examples = Array.from({ length: rollouts }, (_, index) => options.examples[index % options.examples.length]!).map((example, index) => ({ ...example, id: `${example.id}#${index}` }));
   const directory = mkdtempSync(join(tmpdir(), 'corral-runner-bench-'));
   const writer = ResultsWriter.open(directory);
@@ -79,17 +81,27 @@ async function timedRun(agent: OpenAIAgent, options: WikiRolloutOptions, rollout
 export async function wikiRolloutFigures(options: WikiRolloutOptions): Promise<Figure[]> {
   const { worker, ready } = await ChildWorker.start('./scripted-wiki-model.ts');
   try {
-    const agent = new OpenAIAgent({ model: 'scripted-wiki', baseURL: String(ready.baseURL), apiKey: 'EMPTY' });
+    const baseURL = String(ready.baseURL);
+    const agent = new OpenAIAgent({ model: 'scripted-wiki', baseURL, apiKey: 'EMPTY' });
+    const peer = new OpenAIPackageAgent({ model: 'scripted-wiki', baseURL, apiKey: 'EMPTY' });
     await timedRun(agent, options, WARMUP_ROLLOUTS);
+    await timedRun(peer, options, WARMUP_ROLLOUTS);
+    // Runner and peer alternate, so load from other processes on the machine falls on both alike.
     const runs: TimedRun[] = [];
+    const peerRuns: TimedRun[] = [];
     for (let repeat = 0; repeat < options.repeats; repeat++) {
-      const run = await timedRun(agent, options, options.rollouts);
-      runs.push(run);
-      options.log(`wiki rollouts: run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s (${round(run.cpuMsPerRollout, 2)} ms CPU each in this process), ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
+      for (const [label, subject, into] of [['runner', agent, runs], ['openai package', peer, peerRuns]] as const) {
+        const run = await timedRun(subject, options, options.rollouts);
+        into.push(run);
+        options.log(`wiki rollouts (${label}): run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s (${round(run.cpuMsPerRollout, 2)} ms CPU each in this process), ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
+      }
     }
     const errors = Math.max(...runs.map((run) => run.errored + run.offScript));
     return [
-      { name: 'runner.wiki.rollouts_per_s', value: round(median(runs.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: `>= 300 (${options.rollouts} in flight, 4 tool calls + 5 model calls each)` },
+      { name: 'runner.wiki.rollouts_per_s', value: round(median(runs.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: `>= 300 (${options.rollouts} in flight, 4 tool calls + 5 model calls each; model HTTP over undici)` },
+      { name: 'runner.wiki.cpu_ms_per_rollout', value: round(median(runs.map((run) => run.cpuMsPerRollout)), 2), unit: 'ms', target: 'lower than the openai package peer' },
+      { name: 'runner.wiki.openai_package_rollouts_per_s', value: round(median(peerRuns.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: 'peer: the same loop with the openai package doing its own HTTP (its fetch, retries, timeout)' },
+      { name: 'runner.wiki.openai_package_cpu_ms_per_rollout', value: round(median(peerRuns.map((run) => run.cpuMsPerRollout)), 2), unit: 'ms', target: 'peer' },
       { name: 'runner.wiki.inflight_errors', value: errors, unit: 'rollouts', target: '0' },
     ];
   } finally {

@@ -1,24 +1,26 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { classifyModelError, toModelError } from '../../src/runner/agents/openai/model-error.js';
+import { classifyHttpFailure, classifyModelError, toModelError } from '../../src/runner/agents/openai/model-error.js';
 
-const httpError = (status: number, message: string, headers: Record<string, string> = {}) => APIError.generate(status, { error: { message } }, undefined, new Headers(headers));
+const httpFailure = (status: number, message: string, headers: Record<string, string> = {}) => classifyHttpFailure(status, new Headers(headers), JSON.stringify({ error: { message } }));
+const socketError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
-describe('classifyModelError', () => {
+describe('classifyHttpFailure and classifyModelError', () => {
   it('retries 429, 408 and 5xx, and reads Retry-After in both spellings', () => {
-    expect(classifyModelError(httpError(429, 'slow down', { 'retry-after': '2' }), false)).toMatchObject({ code: 'MODEL_ERR_RATE_LIMITED', retryable: true, status: 429, retryAfterMs: 2000 });
-    expect(classifyModelError(httpError(503, 'busy', { 'retry-after-ms': '150' }), false)).toMatchObject({ code: 'MODEL_ERR_SERVER', retryable: true, status: 503, retryAfterMs: 150 });
-    expect(classifyModelError(httpError(408, 'late'), false)).toMatchObject({ code: 'MODEL_ERR_SERVER', retryable: true, retryAfterMs: undefined });
+    expect(httpFailure(429, 'slow down', { 'retry-after': '2' })).toMatchObject({ code: 'MODEL_ERR_RATE_LIMITED', retryable: true, status: 429, retryAfterMs: 2000 });
+    expect(httpFailure(503, 'busy', { 'retry-after-ms': '150' })).toMatchObject({ code: 'MODEL_ERR_SERVER', retryable: true, status: 503, retryAfterMs: 150 });
+    expect(httpFailure(408, 'late')).toMatchObject({ code: 'MODEL_ERR_SERVER', retryable: true, retryAfterMs: undefined });
   });
 
   it('does not retry other 4xx, and names context overflows', () => {
-    expect(classifyModelError(httpError(401, 'bad key'), false)).toMatchObject({ code: 'MODEL_ERR_HTTP', retryable: false, status: 401 });
-    expect(classifyModelError(httpError(400, 'The decoder prompt (length 5000) is longer than the maximum model length of 4096.'), false)).toMatchObject({ code: 'MODEL_ERR_CONTEXT_LENGTH', retryable: false });
+    expect(httpFailure(401, 'bad key')).toMatchObject({ code: 'MODEL_ERR_HTTP', retryable: false, status: 401 });
+    expect(httpFailure(400, 'The decoder prompt (length 5000) is longer than the maximum model length of 4096.')).toMatchObject({ code: 'MODEL_ERR_CONTEXT_LENGTH', retryable: false });
   });
 
   it('treats connection failures and timeouts as retryable', () => {
-    expect(classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }), false)).toMatchObject({ code: 'MODEL_ERR_CONNECTION', retryable: true, message: 'Connection error.: ECONNREFUSED' });
-    expect(classifyModelError(new APIConnectionTimeoutError(), false)).toMatchObject({ code: 'MODEL_ERR_TIMEOUT', retryable: true });
+    expect(classifyModelError(socketError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'), false)).toMatchObject({ code: 'MODEL_ERR_CONNECTION', retryable: true, message: 'connection to the model endpoint failed: connect ECONNREFUSED 127.0.0.1:9' });
+    expect(classifyModelError(new errors.ConnectTimeoutError(), false)).toMatchObject({ code: 'MODEL_ERR_TIMEOUT', retryable: true });
+    expect(classifyModelError(new errors.SocketError('other side closed'), false)).toMatchObject({ code: 'MODEL_ERR_CONNECTION', retryable: true });
     expect(classifyModelError(new Error('aborted by our timer'), true)).toMatchObject({ code: 'MODEL_ERR_TIMEOUT', retryable: true });
     expect(classifyModelError(new TypeError('terminated'), false)).toMatchObject({ code: 'MODEL_ERR_CONNECTION', retryable: true });
   });
@@ -30,7 +32,7 @@ describe('classifyModelError', () => {
 
 describe('toModelError', () => {
   it('puts status, attempts and the endpoint in details', () => {
-    const error = toModelError(classifyModelError(httpError(500, 'oops'), false), { attempts: 5, model: 'qwen', baseURL: 'http://h/v1' });
+    const error = toModelError(httpFailure(500, 'oops'), { attempts: 5, model: 'qwen', baseURL: 'http://h/v1' });
     expect(error.code).toBe('MODEL_ERR_SERVER');
     expect(error.details).toEqual({ status: 500, attempts: 5, model: 'qwen', baseURL: 'http://h/v1', requestId: null });
     expect(error.message).toBe('model qwen at http://h/v1 failed (HTTP 500) after 5 attempts: 500 oops');

@@ -1,16 +1,15 @@
 /**
- * The model endpoint policy at connect time: the guarded fetch refuses inside the socket's own DNS lookup (so
+ * The model endpoint policy at connect time: the guarded model HTTP client refuses inside the socket's own DNS lookup (so
  * a name that resolves to loopback only when the connection is made is still caught), refuses literal
  * addresses before connecting, and the agent's request loop records the refusal once, without retrying.
  * Real HTTP on port 0.
  */
 import { createServer, type Server } from 'node:http';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorralError } from '../../src/core/errors.js';
 import { requestChatCompletion } from '../../src/runner/agents/openai/chat-completion-request.js';
 import { ModelEndpointPolicy } from '../../src/runner/agents/openai/model-endpoint-policy.js';
-import { createNodeHttpFetch } from '../../src/runner/agents/openai/node-http-fetch.js';
+import { ModelHttpClient } from '../../src/runner/agents/openai/model-http-client.js';
 
 describe('ModelEndpointPolicy at connect time', () => {
   let server: Server;
@@ -32,32 +31,33 @@ describe('ModelEndpointPolicy at connect time', () => {
   const refusedCode = (error: unknown) => (CorralError.isInstance(error) ? error.code : String(error));
 
   it("refuses a name that resolves to loopback inside the connection's lookup, and a literal loopback address, before any byte is sent", async () => {
-    const fetch = createNodeHttpFetch(strict);
+    const client = new ModelHttpClient(strict);
     for (const host of ['localhost', '127.0.0.1', '[::ffff:127.0.0.1]']) {
-      const outcome = await fetch(`http://${host}:${port}/v1/chat/completions`, { method: 'POST', body: '{}' }).then(() => 'connected', refusedCode);
+      const outcome = await client.postJson(new URL(`http://${host}:${port}/v1/chat/completions`), {}, {}, new AbortController().signal).then(() => 'connected', refusedCode);
       expect([host, outcome]).toEqual([host, 'MODEL_ERR_ENDPOINT_REFUSED']);
     }
     expect(hits).toBe(0);
-    // Non-string bodies would have gone to the built-in fetch, around the guard: refused instead.
-    await expect(fetch(`http://localhost:${port}/`, { method: 'POST', body: new Blob(['x']) })).rejects.toThrow(/string bodies only/);
+    await client.close();
   });
 
   it('connects when the address is allowed, by CIDR or by name', async () => {
     for (const allow of [['127.0.0.0/8'], ['localhost']]) {
-      const fetch = createNodeHttpFetch(new ModelEndpointPolicy({ allow, refuseInternal: true }));
-      const response = await fetch(`http://localhost:${port}/`, { method: 'POST', body: '{}' });
+      const client = new ModelHttpClient(new ModelEndpointPolicy({ allow, refuseInternal: true }));
+      const response = await client.postJson(new URL(`http://localhost:${port}/`), {}, {}, new AbortController().signal);
       expect([allow, response.status]).toEqual([allow, 200]);
+      await client.close();
     }
     expect(hits).toBe(2);
   });
 
   it('the request loop records MODEL_ERR_ENDPOINT_REFUSED once, without retrying', async () => {
-    const client = new OpenAI({ baseURL: `http://localhost:${port}/v1`, apiKey: 'x', maxRetries: 0, fetch: createNodeHttpFetch(strict) });
+    const client = new ModelHttpClient(strict);
     const before = hits;
     const error = await requestChatCompletion(client, { model: 'm', messages: [] }, {
       policy: { maxRetries: 3, requestTimeoutMs: 10_000, backoff: { baseMs: 1, maxMs: 1 } },
       model: 'm',
       baseURL: `http://localhost:${port}/v1`,
+      apiKey: 'x',
       abortSignal: new AbortController().signal,
     }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'MODEL_ERR_ENDPOINT_REFUSED', details: { attempts: 1 } });

@@ -8,12 +8,11 @@ import { CorralError } from '../../core/errors.js';
 import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
 import { poolSandboxSource, type SandboxSource } from '../../mcp/sandbox-source.js';
 import type { Agent } from '../../runner/agents/agent.js';
-import { withoutUpstreamDetail } from '../../runner/agents/model-error.js';
-import { ModelEndpointPolicy } from '../../runner/agents/model-endpoint-policy.js';
-import type { Fetch } from '../../runner/agents/nested-error-fetch.js';
-import { createNodeHttpFetch } from '../../runner/agents/node-http-fetch.js';
-import { OpenAIAgent } from '../../runner/agents/openai-agent.js';
-import type { Environment, Example } from '../../runner/env/environment.js';
+import { withoutUpstreamDetail } from '../../runner/agents/openai/model-error.js';
+import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
+import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
+import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
+import type { Environment, Example } from '../../runner/contract/environment.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
 import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
@@ -50,8 +49,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     allow: options.server?.modelEndpointAllowlist ?? [],
     refuseInternal: options.server === undefined || !isLoopbackHost(options.server.host),
   });
-  // One guarded fetch for every agent: each connection's own DNS lookup applies the policy (DNS rebinding).
-  const guardedFetch = createNodeHttpFetch(endpointPolicy);
+  // One guarded connection pool for every agent: each connection's own DNS lookup applies the policy (DNS rebinding).
+  const guardedHttp = new ModelHttpClient(endpointPolicy);
   // Datasets are read once per environment (SQuAD dev is 10,570 questions); a failed read is not kept.
   const datasets = new Map<string, Promise<Example[]>>();
   const datasetOf = (environment: Environment): Promise<Example[]> => {
@@ -76,9 +75,9 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       const tools = toolsForToolsets(environment.toolsets, options.runtime.wiki);
       if (request.examples) checkInlineExamples(environment, request.examples);
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
-      // Refused before anything runs; the guarded fetch refuses again at connect time.
+      // Refused before anything runs; the guarded pool refuses again at connect time.
       await endpointPolicy.assertAllowed(new URL(request.model.base_url));
-      const agent = withheldUpstreamErrors(createAgent(request, guardedFetch), log);
+      const agent = withheldUpstreamErrors(createAgent(request, guardedHttp), log);
       const rolloutsPerExample = request.rollouts_per_example;
       const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
       const sandboxSource = sandboxSourceFor(environment, options.runtime);
@@ -131,10 +130,10 @@ function explainMissingDataset(error: unknown): never {
   throw error;
 }
 
-function createAgent(request: RolloutRequest, fetch: Fetch): OpenAIAgent {
+function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): OpenAIAgent {
   try {
     return new OpenAIAgent({
-      fetch,
+      httpClient,
       model: request.model.model,
       baseURL: request.model.base_url,
       // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.

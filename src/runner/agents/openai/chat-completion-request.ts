@@ -1,13 +1,12 @@
 /**
- * One chat-completions call with our own retry loop rather than the openai package's (its maxRetries is set to 0):
- * its backoff base is fixed at 0.5 s (tests and benchmarks need it configurable), its sleep between attempts does
- * not listen to the abort signal (a cancelled rollout would wait out the backoff), and its timeout stops at the
- * response headers, not the body. Here every attempt, headers and body, runs under one timer.
+ * One chat-completions call with our own retry loop (the openai package's would not do: its backoff base is fixed
+ * at 0.5 s, its sleep between attempts does not listen to the abort signal, and its timeout stops at the response
+ * headers). Every attempt, headers and body, runs under one timer; the backoff between attempts is abortable.
  */
-import type OpenAI from 'openai';
 import { throwIfAborted } from '../../../core/abort.js';
 import { CorralError } from '../../../core/errors.js';
-import { classifyModelError, toModelError, type ModelAttemptFailure } from './model-error.js';
+import type { ModelHttpClient } from './model-http-client.js';
+import { classifyHttpFailure, classifyModelError, toModelError, type ModelAttemptFailure } from './model-error.js';
 import { abortableDelay, backoffDelayMs, type BackoffPolicy } from '../../../core/backoff.js';
 import { RETRY_AFTER_CAP_MS } from './retry-after.js';
 
@@ -23,7 +22,10 @@ export interface ModelRequestOptions {
   policy: ModelRequestPolicy;
   /** Named in error messages and details. */
   model: string;
+  /** e.g. http://127.0.0.1:8000/v1; /chat/completions is appended. */
   baseURL: string;
+  /** Sent as a bearer token. */
+  apiKey: string;
   abortSignal: AbortSignal;
 }
 
@@ -32,11 +34,13 @@ export interface ModelRequestOptions {
  * prompt_token_ids survive). Throws ERR_ABORTED when the signal fires, and a MODEL_ERR_* CorralError (details.status,
  * details.attempts) when retries are exhausted or the failure is one retrying cannot fix.
  */
-export async function requestChatCompletion(client: OpenAI, body: Record<string, unknown>, options: ModelRequestOptions): Promise<unknown> {
+export async function requestChatCompletion(client: ModelHttpClient, body: Record<string, unknown>, options: ModelRequestOptions): Promise<unknown> {
   const { policy, abortSignal } = options;
+  const url = new URL(`${options.baseURL.replace(/\/+$/, '')}/chat/completions`);
+  const headers = { authorization: `Bearer ${options.apiKey}` };
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(abortSignal);
-    const outcome = await attemptOnce(client, body, policy.requestTimeoutMs, abortSignal);
+    const outcome = await attemptOnce(client, { url, headers, body }, policy.requestTimeoutMs, abortSignal);
     if (!('failure' in outcome)) return outcome.body;
     const { failure } = outcome;
     if (!failure.retryable || attempt > policy.maxRetries) throw toModelError(failure, { attempts: attempt, model: options.model, baseURL: options.baseURL });
@@ -45,7 +49,7 @@ export async function requestChatCompletion(client: OpenAI, body: Record<string,
   }
 }
 
-async function attemptOnce(client: OpenAI, body: Record<string, unknown>, timeoutMs: number, abortSignal: AbortSignal): Promise<{ body: unknown } | { failure: ModelAttemptFailure }> {
+async function attemptOnce(client: ModelHttpClient, request: { url: URL; headers: Record<string, string>; body: unknown }, timeoutMs: number, abortSignal: AbortSignal): Promise<{ body: unknown } | { failure: ModelAttemptFailure }> {
   // A controller per attempt (not AbortSignal.any) so the listener on the long-lived rollout signal is removed after each attempt.
   const attemptController = new AbortController();
   let timedOut = false;
@@ -56,12 +60,9 @@ async function attemptOnce(client: OpenAI, body: Record<string, unknown>, timeou
   const onAbort = () => attemptController.abort(abortSignal.reason);
   abortSignal.addEventListener('abort', onAbort, { once: true });
   try {
-    // The openai types do not know vLLM's extra body fields; the package sends the body as given.
-    const response: unknown = await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-      signal: attemptController.signal,
-      maxRetries: 0,
-    });
-    return { body: response };
+    const reply = await client.postJson(request.url, request.body, request.headers, attemptController.signal);
+    if (reply.status < 200 || reply.status >= 300) return { failure: classifyHttpFailure(reply.status, reply.headers, reply.text) };
+    return { body: JSON.parse(reply.text) as unknown };
   } catch (error) {
     if (abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'model request was cancelled', { cause: abortSignal.reason });
     return { failure: classifyModelError(error, timedOut) };

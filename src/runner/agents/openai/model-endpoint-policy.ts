@@ -8,7 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookupAsync } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { CorralError } from '../../../core/errors.js';
-import type { ConnectionGuard } from './node-http-fetch.js';
+import type { ConnectionGuard } from './model-http-client.js';
 
 export interface ModelEndpointPolicyOptions {
   /**

@@ -3,7 +3,6 @@
  * the conversation and the environment's tools; tool calls run concurrently and their results go back in call
  * order; a reply without tool calls is the answer. Token ids and logprobs are recorded when the server sends them.
  */
-import OpenAI from 'openai';
 import { throwIfAborted } from '../../../core/abort.js';
 import { CorralError } from '../../../core/errors.js';
 import type { ToolInfo } from '../../contract/tool-access.js';
@@ -12,8 +11,7 @@ import type { Agent, AgentRunInput } from '../agent.js';
 import { requestChatCompletion, type ModelRequestPolicy } from './chat-completion-request.js';
 import { readChatCompletion } from './chat-completion-response.js';
 import { executeToolCalls } from '../execute-tool-calls.js';
-import { type Fetch, nestedErrorFetch } from './nested-error-fetch.js';
-import { nodeHttpFetch } from './node-http-fetch.js';
+import { ModelHttpClient } from './model-http-client.js';
 import { agentPromptMessages } from '../prompt-messages.js';
 import { answerWithoutReasoning } from './reasoning-text.js';
 
@@ -32,7 +30,7 @@ export interface SamplingArgs {
 
 export interface OpenAIAgentOptions {
   model: string;
-  /** e.g. http://127.0.0.1:8000/v1 for vLLM. Default: the openai package's (OPENAI_BASE_URL, else api.openai.com). */
+  /** e.g. http://127.0.0.1:8000/v1 for vLLM. Default: OPENAI_BASE_URL, else https://api.openai.com/v1. */
   baseURL?: string;
   /** Default: OPENAI_API_KEY, else 'EMPTY' (vLLM and SGLang accept any key unless started with --api-key). */
   apiKey?: string;
@@ -45,8 +43,8 @@ export interface OpenAIAgentOptions {
   backoffBaseMs?: number;
   /** Ceiling of the doubling. Default 8_000. Retry-After from the server is honoured up to 60 s. */
   backoffMaxMs?: number;
-  /** How requests reach baseURL. Default: keep-alive node:http(s); the rollout API passes one guarded by its endpoint policy. */
-  fetch?: Fetch;
+  /** How requests reach baseURL. Default: a keep-alive pool of this agent's own; the rollout API shares one guarded by its endpoint policy. */
+  httpClient?: ModelHttpClient;
 }
 
 /** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
@@ -56,7 +54,10 @@ export class OpenAIAgent implements Agent {
   readonly name = 'openai';
   readonly model: string;
   readonly samplingArgs: Readonly<SamplingArgs>;
-  private readonly client: OpenAI;
+  /** Where requests go: `${baseURL}/chat/completions`. */
+  readonly baseURL: string;
+  private readonly apiKey: string;
+  private readonly client: ModelHttpClient;
   private readonly policy: ModelRequestPolicy;
 
   constructor(options: OpenAIAgentOptions) {
@@ -70,19 +71,9 @@ export class OpenAIAgent implements Agent {
     this.model = options.model;
     this.samplingArgs = Object.freeze(samplingArgs);
     this.policy = { maxRetries, requestTimeoutMs, backoff: { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 8_000 } };
-    // The package's own retries are off: chat-completion-request.ts explains why it retries instead.
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY',
-      maxRetries: 0,
-      timeout: Math.ceil(requestTimeoutMs),
-      fetch: nestedErrorFetch(options.fetch ?? nodeHttpFetch),
-    });
-  }
-
-  /** Where requests go, as the openai package resolved it. */
-  get baseURL(): string {
-    return this.client.baseURL;
+    this.baseURL = (options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+    this.apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY';
+    this.client = options.httpClient ?? new ModelHttpClient();
   }
 
   async run(input: AgentRunInput): Promise<void> {
@@ -97,6 +88,7 @@ export class OpenAIAgent implements Agent {
         policy: this.policy,
         model: this.model,
         baseURL: this.baseURL,
+        apiKey: this.apiKey,
         abortSignal,
       });
       const modelTurn = readChatCompletion(response, turn);
