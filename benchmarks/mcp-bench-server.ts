@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config/load-config.js';
 import { buildServer } from '../src/http/build-server.js';
-import { buildEnvironmentCatalog } from '../src/mcp/environments.js';
+import { buildToolCatalog } from '../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
 import type { SandboxSpecInput } from '../src/sandbox/spec.js';
@@ -23,8 +23,10 @@ export async function startCorralBenchServer(options: { backend: 'process' | 'do
   const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: options.backend } });
   const generalSpec: SandboxSpecInput = options.backend === 'docker' ? { backend: 'docker', image: options.image ?? config.sandbox.image } : { backend: 'process' };
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
-  const app = buildServer(config, {
-    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
+  // One principal (the loopback address) opens every session and handle of the bench: no per-principal quota applies.
+  const unlimited = { maxSessionsPerPrincipal: Number.MAX_SAFE_INTEGER, maxHandlesPerPrincipal: Number.MAX_SAFE_INTEGER, maxLeasedSandboxesPerPrincipal: Number.MAX_SAFE_INTEGER };
+  const app = buildServer({ ...config, server: { ...config.server, ...unlimited } }, {
+    environments: buildToolCatalog({ wiki: smallWikiIndex() }),
     sandboxSource: poolSandboxSource(pool, { general: generalSpec, javascript: { backend: 'isolate' } }),
     pool,
   });

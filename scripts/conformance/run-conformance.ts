@@ -13,7 +13,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONFORMANCE_ENVIRONMENT_NAME } from '../../src/mcp/environments.js';
+import { CONFORMANCE_ENTRY_NAME } from '../../src/mcp/tool-catalog.js';
 import { conformanceCli } from './conformance-cli.js';
 import { formatOutcomeTable, readOutcomes, type ScenarioOutcome } from './conformance-results.js';
 import { startCorralServer } from './corral-server-process.js';
@@ -64,9 +64,9 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       outcomes.push(...(await readOutcomes(normalDir, { era, environment: NORMAL_ENVIRONMENT, scenarios: independent })));
 
       const everyScenario = [...scenarioEras].filter(([, tags]) => tags.includes(era)).map(([scenario]) => scenario);
-      const fixturesDir = join(outputDir, era, CONFORMANCE_ENVIRONMENT_NAME);
-      await cli.runServer({ url: `${server.baseUrl}/mcp/${CONFORMANCE_ENVIRONMENT_NAME}`, outputDir: fixturesDir, suite: 'all', specVersion: era });
-      outcomes.push(...(await readOutcomes(fixturesDir, { era, environment: CONFORMANCE_ENVIRONMENT_NAME, scenarios: everyScenario })));
+      const fixturesDir = join(outputDir, era, CONFORMANCE_ENTRY_NAME);
+      await cli.runServer({ url: `${server.baseUrl}/mcp/${CONFORMANCE_ENTRY_NAME}`, outputDir: fixturesDir, suite: 'all', specVersion: era });
+      outcomes.push(...(await readOutcomes(fixturesDir, { era, environment: CONFORMANCE_ENTRY_NAME, scenarios: everyScenario })));
       log(`conformance: era ${era} done (${independent.length} + ${everyScenario.length} scenarios)`);
     }
   } finally {

@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { CorralConfig } from '../config/load-config.js';
-import type { EnvironmentCatalog } from '../mcp/environments.js';
+import type { ToolCatalog } from '../mcp/tool-catalog.js';
 import type { SandboxPoolView, SandboxSource } from '../mcp/sandbox-source.js';
 import { ToolServerHost } from '../mcp/tool-server-host.js';
 import './corral-decorations.js';
@@ -24,7 +24,8 @@ import { sandboxRoutes } from './sandbox-routes.js';
 import { addWebSocketEndpoint } from './websocket-endpoint.js';
 
 export interface ServerDependencies {
-  environments: EnvironmentCatalog;
+  /** The tool catalog served at /mcp/<name> and /ws/<name>. */
+  environments: ToolCatalog;
   sandboxSource: SandboxSource;
   /** Pool counts for /metrics; omitted, the pool gauges stay empty. */
   pool?: Pick<SandboxPoolView, 'stats'>;

@@ -10,7 +10,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizedAddress } from './principal.js';
-import { jsonRpcErrorBody } from './request-guards.js';
+import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
 export interface ConnectionLimitSettings {
   maxConnections: number;

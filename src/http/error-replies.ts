@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
-import { jsonRpcErrorBody } from './request-guards.js';
+import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
 /**
  * Errors fastify raises before a route runs, answered as JSON-RPC error bodies so MCP clients can read

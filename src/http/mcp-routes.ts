@@ -1,10 +1,12 @@
 /**
  * Streamable HTTP endpoints. /mcp/:env serves 2025-era clients one sandbox set per MCP session and
  * 2026-era clients one per request; /mcp/:env/:id serves clients of either era with the handle's
- * sandboxes. All protocol work happens in the SDK via ToolServerHost; this plugin only adapts fastify.
+ * sandboxes. All protocol work happens in the SDK via ToolServerHost; this plugin only adapts fastify. A plain
+ * tools/call on either takes the assembly's fast path (see fast-tool-call.ts) when the host recognises its target.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { jsonRpcErrorBody } from './request-guards.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
+import type { ToolCatalogEntry } from '../mcp/tool-catalog.js';
 import { fastToolCallRequest } from './fast-tool-call.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
 
@@ -16,6 +18,16 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  /** Answers a recognised plain tools/call without the SDK transport; undefined: take the normal path. */
+  async function fastCall(entry: ToolCatalogEntry, request: FastifyRequest, reply: FastifyReply, principal: string, handleId?: string): Promise<FastifyReply | undefined> {
+    const fast = fastToolCallRequest(request, handleId);
+    const answered = fast && quotas.runAs(principal, () => host.fastToolCall(entry, fast.target, principal, fast.message, disconnectSignal(reply)));
+    if (!fast || !answered) return undefined;
+    const body = JSON.stringify(await answered);
+    if ('sessionId' in fast.target) reply.header('mcp-session-id', fast.target.sessionId);
+    return reply.header('content-type', 'application/json').send(body);
+  }
+
   app.route<{ Params: { env: string } }>({
     method: METHODS,
     url: '/mcp/:env',
@@ -23,9 +35,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
       const principal = resolvePrincipal(request.headers, request.ip);
-      const fast = fastToolCallRequest(request);
-      const answered = fast && quotas.runAs(principal, () => host.fastToolCall(environment, fast.sessionId, principal, fast.message, disconnectSignal(reply)));
-      if (fast && answered) return reply.header('content-type', 'application/json').header('mcp-session-id', fast.sessionId).send(JSON.stringify(await answered));
+      const fast = await fastCall(environment, request, reply, principal);
+      if (fast !== undefined) return fast;
       // An initialize without a session id opens a 2025-era session: held as pending until the store counts it.
       const releaseSession = opensSession(request) ? quotas.take('maxSessionsPerPrincipal', principal, host.ownedBy(principal).legacySessions) : undefined;
       try {
@@ -43,6 +54,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}`));
       const principal = resolvePrincipal(request.headers, request.ip);
+      const fast = await fastCall(environment, request, reply, principal, request.params.id);
+      if (fast !== undefined) return fast;
       const response = await quotas.runAs(principal, () => host.handleSandboxRequest(environment, request.params.id, toWebRequest(request, reply), principal));
       if (!response) return reply.code(404).send(jsonRpcErrorBody(`no sandbox ${request.params.id} for environment ${request.params.env}`));
       return reply.send(response);

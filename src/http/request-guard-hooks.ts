@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin, jsonRpcErrorBody, type ServerConfig } from './request-guards.js';
+import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
+import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin, type ServerConfig } from './request-guards.js';
 
 /** How long a refused connection with a body pending stays open for its client to read the answer. */
 const REFUSAL_LINGER_MS = 1_000;

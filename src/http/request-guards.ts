@@ -58,11 +58,6 @@ export function bearerTokenOf(authorization: string | undefined): string | undef
   return match?.[1];
 }
 
-/** The body of every refusal on MCP routes; `data` carries structured details such as a corral error code. */
-export function jsonRpcErrorBody(message: string, code = -32000, data?: Record<string, unknown>): { jsonrpc: '2.0'; id: null; error: { code: number; message: string; data?: Record<string, unknown> } } {
-  return { jsonrpc: '2.0', id: null, error: { code, message, ...(data === undefined ? {} : { data }) } };
-}
-
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }

@@ -8,7 +8,8 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { type CorkableStream, WebSocketServerTransport } from '../mcp/websocket-server-transport.js';
-import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin, jsonRpcErrorBody } from './request-guards.js';
+import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
+import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin } from './request-guards.js';
 
 const WEBSOCKET_PATH = /^\/ws\/([^/]+)(?:\/([^/]+))?\/?$/;
 

@@ -29,7 +29,13 @@ export interface CreateToolServerOptions {
   onCallStart?: () => () => void;
 }
 
+/** The SDK server (for the protocol's other methods), usable by anything that connects a transport. */
 export function createToolServer(options: CreateToolServerOptions): McpServer {
+  return buildToolServer(options).server;
+}
+
+/** The server and its tools/call without the transport, which the tool-server assembly offers as the fast path. */
+export function buildToolServer(options: CreateToolServerOptions): { server: McpServer; callTool: DirectToolCall } {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
@@ -88,15 +94,11 @@ export function createToolServer(options: CreateToolServerOptions): McpServer {
     }
   };
   server.server.setRequestHandler('tools/call', (request, context) => callTool(request.params, context.mcpReq.signal));
-  directToolCalls.set(server, callTool);
-  return server;
+  return { server, callTool };
 }
 
-/** One tools/call, without the transport: what the server's handler runs, for the HTTP fast path. */
+/** One tools/call, without the transport: what the server's handler runs. */
 export type DirectToolCall = (params: { name: string; arguments?: Record<string, unknown> }, abortSignal: AbortSignal) => Promise<CallToolResult>;
-
-/** Servers whose tools/call is ours end to end (an environment that replaces the handler must delete its entry). */
-export const directToolCalls = new WeakMap<McpServer, DirectToolCall>();
 
 /**
  * A timeout is the model's to read only while the sandbox still works (a busy command). An agent that does not

@@ -4,37 +4,28 @@
  * its sandboxes are released then.
  */
 import { randomUUID } from 'node:crypto';
-import { type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { directToolCalls } from './create-tool-server.js';
-import type { Environment } from './environments.js';
-import { toProtocolError } from './protocol-error-mapping.js';
-import { EDGE_ERROR_CODES, jsonRpcErrorResponse } from './json-rpc-error-response.js';
-import type { LazySandboxes } from './lazy-sandboxes.js';
-
-/** A single JSON-RPC tools/call request, already checked by the caller. */
-export interface FastToolCallMessage {
-  id: string | number;
-  params: { name: string; arguments?: Record<string, unknown> };
-}
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { EDGE_ERROR_CODES, jsonRpcErrorResponse } from './json-rpc-errors.js';
+import type { ToolCatalogEntry } from './tool-catalog.js';
+import type { ToolCallMessage, ToolCallReply, ToolServerAssembly } from './tool-server-assembly.js';
 
 interface LegacySession {
-  environment: Environment;
+  entry: ToolCatalogEntry;
   principal: string;
-  server: McpServer;
+  assembly: ToolServerAssembly;
   transport: WebStandardStreamableHTTPServerTransport;
-  sandboxes: LazySandboxes;
 }
 
-export interface LegacySessionFactory {
-  sandboxes(): LazySandboxes;
-  server(environment: Environment, sandboxes: LazySandboxes): McpServer;
+export interface LegacySessionOptions {
+  /** A server with sandboxes of its own, for one new session. */
+  assemble(entry: ToolCatalogEntry): ToolServerAssembly;
   maxRequestBodySize: number;
 }
 
 export class LegacySessionStore {
   private readonly sessions = new Map<string, LegacySession>();
 
-  constructor(private readonly factory: LegacySessionFactory) {}
+  constructor(private readonly options: LegacySessionOptions) {}
 
   get size(): number {
     return this.sessions.size;
@@ -47,53 +38,41 @@ export class LegacySessionStore {
     return count;
   }
 
-  async handle(environment: Environment, request: Request, principal: string): Promise<Response> {
+  async handle(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
-      // Another environment's or another principal's session is indistinguishable from an expired one.
-      if (!session || session.environment !== environment || session.principal !== principal) {
-        return jsonRpcErrorResponse(404, EDGE_ERROR_CODES.sessionNotFound, 'Session not found');
-      }
-      session.sandboxes.touch();
+      const session = this.find(entry, sessionId, principal);
+      if (!session) return jsonRpcErrorResponse(404, EDGE_ERROR_CODES.sessionNotFound, 'Session not found');
+      session.assembly.sandboxes.touch();
       return session.transport.handleRequest(request);
     }
     if (request.method !== 'POST') return jsonRpcErrorResponse(400, EDGE_ERROR_CODES.requestRefused, 'Bad Request: Mcp-Session-Id header is required');
-    return this.open(environment, request, principal);
+    return this.open(entry, request, principal);
   }
 
-  /** See ToolServerHost.fastToolCall. Undefined when the session is unknown here or its tools/call is not ours. */
-  fastToolCall(environment: Environment, sessionId: string, principal: string, message: FastToolCallMessage, abortSignal: AbortSignal): Promise<Record<string, unknown>> | undefined {
+  /** The session's fast path; undefined when the session is unknown here or its tools/call is not ours. */
+  fastToolCall(entry: ToolCatalogEntry, sessionId: string, principal: string, message: ToolCallMessage, abortSignal: AbortSignal): Promise<ToolCallReply> | undefined {
+    return this.find(entry, sessionId, principal)?.assembly.callTool?.(message, abortSignal);
+  }
+
+  /** Another entry's or another principal's session is indistinguishable from an expired one. */
+  private find(entry: ToolCatalogEntry, sessionId: string, principal: string): LegacySession | undefined {
     const session = this.sessions.get(sessionId);
-    if (!session || session.environment !== environment || session.principal !== principal) return undefined;
-    const callTool = directToolCalls.get(session.server);
-    if (!callTool) return undefined;
-    session.sandboxes.touch();
-    return callTool(message.params, abortSignal).then(
-      (result) => ({ jsonrpc: '2.0', id: message.id, result }),
-      (error: unknown) => {
-        const fault = toProtocolError(error);
-        return { jsonrpc: '2.0', id: message.id, error: { code: fault.code, message: fault.message, ...(fault.data === undefined ? {} : { data: fault.data }) } };
-      },
-    );
+    return session && session.entry === entry && session.principal === principal ? session : undefined;
   }
 
   /** Starts a session for an initialize request; anything else gets the transport's own error and leaves nothing behind. */
-  private async open(environment: Environment, request: Request, principal: string): Promise<Response> {
-    const sandboxes = this.factory.sandboxes();
-    const server = this.factory.server(environment, sandboxes);
+  private async open(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
+    const assembly = this.options.assemble(entry);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: this.factory.maxRequestBodySize,
-      onsessioninitialized: (id) => void this.sessions.set(id, { environment, principal, server, transport, sandboxes }),
+      maxRequestBodySize: this.options.maxRequestBodySize,
+      onsessioninitialized: (id) => void this.sessions.set(id, { entry, principal, assembly, transport }),
       onsessionclosed: (id) => this.close(id),
     });
-    await server.connect(transport);
+    await assembly.server.connect(transport);
     const response = await transport.handleRequest(request);
-    if (transport.sessionId === undefined) {
-      await server.close();
-      await sandboxes.release();
-    }
+    if (transport.sessionId === undefined) await assembly.close();
     return response;
   }
 
@@ -101,12 +80,11 @@ export class LegacySessionStore {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
-    await session.server.close().catch(() => undefined);
-    await session.sandboxes.release();
+    await session.assembly.close();
   }
 
   async expireIdle(idleMs: number): Promise<number> {
-    const idle = [...this.sessions.entries()].filter(([, session]) => session.sandboxes.idleFor(idleMs)).map(([id]) => id);
+    const idle = [...this.sessions.entries()].filter(([, session]) => session.assembly.sandboxes.idleFor(idleMs)).map(([id]) => id);
     await Promise.all(idle.map((id) => this.close(id)));
     return idle.length;
   }

@@ -1,38 +1,46 @@
 /**
- * Environments are named bundles of toolsets, each served as its own MCP endpoint (/mcp/<env>, `corral mcp
- * <env>`). `wiki` exists only when a wiki index was loaded; `all` includes the wiki tools when it does.
+ * The tool catalog: named bundles of toolsets, each served as its own MCP endpoint (/mcp/<name>, /ws/<name>,
+ * `corral mcp <name>`). Not the runner's Environment (runner/env/environment.ts: tools + dataset + rubric);
+ * a catalog entry is only what a client sees: tools, instructions and extra registrations. `wiki` exists only
+ * when a wiki index was loaded; `all` includes the wiki tools when it does.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { filesTools } from '../tools/files/files-toolset.js';
-import { jsTools } from '../tools/js/js-toolset.js';
-import { pythonTools } from '../tools/python/python-toolset.js';
-import { shellTools } from '../tools/shell/shell-toolset.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import type { WikiLookup } from '../tools/wiki-tools/wiki-lookup.js';
-import { wikiTools } from '../tools/wiki-tools/wiki-toolset.js';
+import type { WikiLookup } from '../tools/wiki/wiki-lookup.js';
+import { type ToolsetName, toolsForToolsets } from './toolsets.js';
 
-export const ENVIRONMENT_NAMES = ['wiki', 'python', 'js', 'all'] as const;
-export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
-/** Served only by `corral serve --conformance-fixtures` (src/mcp/conformance-fixtures): the MCP conformance suite's test_* fixtures. */
-export const CONFORMANCE_ENVIRONMENT_NAME = 'conformance';
-export type ServedEnvironmentName = EnvironmentName | typeof CONFORMANCE_ENVIRONMENT_NAME;
+export const CATALOG_ENTRY_NAMES = ['wiki', 'python', 'js', 'all'] as const;
+export type CatalogEntryName = (typeof CATALOG_ENTRY_NAMES)[number];
+/** Served only by `corral serve --conformance-fixtures` (src/conformance): the MCP conformance suite's test_* fixtures. */
+export const CONFORMANCE_ENTRY_NAME = 'conformance';
+export type ServedEntryName = CatalogEntryName | typeof CONFORMANCE_ENTRY_NAME;
 
-export interface Environment {
-  readonly name: ServedEnvironmentName;
+export interface ToolCatalogEntry {
+  readonly name: ServedEntryName;
   readonly tools: readonly ToolDefinition[];
   /** Sent to clients at initialize. */
   readonly instructions: string;
-  /** Registrations beyond `tools` (resources, prompts, logging...) on each server built for this environment, before it connects. */
+  /**
+   * Registrations beyond `tools` (resources, prompts, logging...) on each server built for this entry, before it
+   * connects. It may replace tools/call, so servers of such entries get no fast path.
+   */
   readonly extendServer?: (server: McpServer) => void;
 }
 
-export interface EnvironmentCatalog {
-  /** The environment, or undefined when unknown or not available here (e.g. wiki without a corpus). */
-  get(name: string): Environment | undefined;
-  names(): ServedEnvironmentName[];
+export interface ToolCatalog {
+  /** The entry, or undefined when unknown or not available here (e.g. wiki without a corpus). */
+  get(name: string): ToolCatalogEntry | undefined;
+  names(): ServedEntryName[];
 }
 
-const INSTRUCTIONS: Record<EnvironmentName, string> = {
+const TOOLSETS: Record<CatalogEntryName, readonly ToolsetName[]> = {
+  wiki: ['wiki'],
+  python: ['python', 'shell', 'files'],
+  js: ['js'],
+  all: ['python', 'shell', 'files', 'js', 'wiki'],
+};
+
+const INSTRUCTIONS: Record<CatalogEntryName, string> = {
   wiki: 'Search a Wikipedia corpus: search_pages to find pages, view_sections to see a page outline, read_section to read it.',
   python:
     'A private Linux sandbox with a persistent Python REPL (python), a shell (bash) and file tools, all sharing one workspace directory. No network access.',
@@ -40,21 +48,16 @@ const INSTRUCTIONS: Record<EnvironmentName, string> = {
   all: 'Every corral toolset: Python REPL, bash, files, a JavaScript context, and Wikipedia search when a corpus is loaded.',
 };
 
-export function buildEnvironmentCatalog(options: { wiki?: WikiLookup } = {}): EnvironmentCatalog {
-  const wiki = options.wiki ? wikiTools(options.wiki) : undefined;
-  const toolsets: Record<EnvironmentName, readonly ToolDefinition[] | undefined> = {
-    wiki,
-    python: [...pythonTools, ...shellTools, ...filesTools],
-    js: jsTools,
-    all: [...pythonTools, ...shellTools, ...filesTools, ...jsTools, ...(wiki ?? [])],
-  };
-  const environments = new Map<string, Environment>();
-  for (const name of ENVIRONMENT_NAMES) {
-    const tools = toolsets[name];
-    if (tools) environments.set(name, Object.freeze({ name, tools, instructions: INSTRUCTIONS[name] }));
+export function buildToolCatalog(options: { wiki?: WikiLookup } = {}): ToolCatalog {
+  const entries = new Map<string, ToolCatalogEntry>();
+  for (const name of CATALOG_ENTRY_NAMES) {
+    // Without an index the wiki toolset is left out: of `all`, and with it the whole `wiki` entry.
+    const toolsets = options.wiki ? TOOLSETS[name] : TOOLSETS[name].filter((toolset) => toolset !== 'wiki');
+    if (toolsets.length === 0) continue;
+    entries.set(name, Object.freeze({ name, tools: toolsForToolsets(toolsets, options), instructions: INSTRUCTIONS[name] }));
   }
   return {
-    get: (name) => environments.get(name),
-    names: () => [...environments.keys()] as EnvironmentName[],
+    get: (name) => entries.get(name),
+    names: () => [...entries.keys()] as CatalogEntryName[],
   };
 }

@@ -7,18 +7,18 @@
  * - /mcp/<env>/<handle> and ws with a handle: the handle's set, for clients of either era.
  */
 import { type McpHttpHandler, type McpServer, type Transport, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createToolServer, directToolCalls } from './create-tool-server.js';
-import type { Environment, EnvironmentCatalog } from './environments.js';
-import { LazySandboxes } from './lazy-sandboxes.js';
-import { type FastToolCallMessage, LegacySessionStore } from './legacy-session-store.js';
-import { type SandboxHandleRecord, SandboxHandleStore } from './sandbox-handle-store.js';
-import type { SandboxSource } from './sandbox-source.js';
 import type { SandboxSession } from '../sandbox/session.js';
+import { type HandleRecord, HandleStore } from './handle-store.js';
+import { LazySandboxes } from './lazy-sandboxes.js';
+import { LegacySessionStore } from './legacy-session-store.js';
+import { serveMessageStream } from './message-stream-serving.js';
+import type { SandboxSource } from './sandbox-source.js';
+import type { ToolCatalog, ToolCatalogEntry } from './tool-catalog.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
+import { type SandboxBinding, type ToolCallMessage, type ToolCallReply, type ToolServerAssembly, assembleToolServer } from './tool-server-assembly.js';
 
 export interface ToolServerHostOptions {
-  catalog: EnvironmentCatalog;
+  catalog: ToolCatalog;
   sandboxSource: SandboxSource;
   /** Sandboxes of sessions and handles unused this long are released. */
   idleTtlMs: number;
@@ -32,6 +32,15 @@ export interface ServedConnection {
   close(): Promise<void>;
 }
 
+/** What a handle keeps besides its sandboxes: the SDK handler for its URL and a server for the fast path. */
+interface HandleServing {
+  handler: McpHttpHandler;
+  fastPath: ToolServerAssembly;
+}
+
+/** Which sandboxes a fast tools/call runs on: a 2025 session's (/mcp/<env>) or a handle's (/mcp/<env>/<handle>). */
+export type FastCallTarget = { sessionId: string } | { handleId: string };
+
 export interface HandleInfo {
   id: string;
   environment: string;
@@ -40,28 +49,29 @@ export interface HandleInfo {
 
 export class ToolServerHost {
   private readonly legacySessions: LegacySessionStore;
-  private readonly handles: SandboxHandleStore<McpHttpHandler>;
-  /** Sandboxes owned by one sessionless request or one connection without a handle. */
-  private readonly transient = new Set<LazySandboxes>();
+  private readonly handles: HandleStore<HandleServing>;
+  /** Servers that own their sandboxes for one sessionless request, and the sandbox sets of connections without a handle. */
+  private readonly transient = new Set<{ release(): Promise<void> }>();
   private readonly connections = new Set<ServedConnection>();
   private readonly sessionlessHandlers = new Map<string, McpHttpHandler>();
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(private readonly options: ToolServerHostOptions) {
     this.legacySessions = new LegacySessionStore({
-      sandboxes: () => new LazySandboxes(options.sandboxSource),
-      server: (environment, sandboxes) => this.server(environment, sandboxes),
+      assemble: (entry) => this.assemble(entry, { source: options.sandboxSource }),
       maxRequestBodySize: options.maxRequestBodySize,
     });
-    this.handles = new SandboxHandleStore(async (record) => {
-      await record.extra.close().catch(() => undefined);
+    this.handles = new HandleStore(async (record) => {
+      await record.extra.handler.close().catch(() => undefined);
+      await record.extra.fastPath.close();
       await record.sandboxes.release();
     });
     this.sweepTimer = setInterval(() => void this.expireIdle(), Math.max(1_000, Math.min(options.idleTtlMs / 2, 30_000)));
     this.sweepTimer.unref();
   }
 
-  environment(name: string): Environment | undefined {
+  /** The catalog entry served at /mcp/<name> and /ws/<name>. */
+  environment(name: string): ToolCatalogEntry | undefined {
     return this.options.catalog.get(name);
   }
 
@@ -70,29 +80,38 @@ export class ToolServerHost {
   }
 
   /** /mcp/<env> without a handle. */
-  async handleEnvironmentRequest(environment: Environment, request: Request, principal: string): Promise<Response> {
+  async handleEnvironmentRequest(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
     // A session id exists only in the 2025 era: skip the body sniff (a clone and re-read of every request) then.
     const legacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
-    if (legacy) return this.legacySessions.handle(environment, request, principal);
-    return this.sessionlessHandler(environment).fetch(request);
+    if (legacy) return this.legacySessions.handle(entry, request, principal);
+    return this.sessionlessHandler(entry).fetch(request);
   }
 
   /**
-   * The fast path for the hottest request, a tools/call on an existing 2025 session: runs the call without the
-   * SDK's web-standard transport and returns the JSON-RPC response, or undefined to take the normal path.
+   * The fast path for the hottest request, a plain tools/call on a 2025 session or a handle: runs the call
+   * without the SDK's web-standard transport and returns the JSON-RPC response, or undefined to take the
+   * normal path (unknown session or handle, another principal's, or an entry whose tools/call is not ours).
    */
-  fastToolCall(environment: Environment, sessionId: string, principal: string, message: FastToolCallMessage, abortSignal: AbortSignal): Promise<Record<string, unknown>> | undefined {
-    return this.legacySessions.fastToolCall(environment, sessionId, principal, message, abortSignal);
+  fastToolCall(entry: ToolCatalogEntry, target: FastCallTarget, principal: string, message: ToolCallMessage, abortSignal: AbortSignal): Promise<ToolCallReply> | undefined {
+    if ('sessionId' in target) return this.legacySessions.fastToolCall(entry, target.sessionId, principal, message, abortSignal);
+    const record = this.handleOf(entry, target.handleId, principal);
+    return record?.extra.fastPath.callTool?.(message, abortSignal);
   }
 
   /** `idleTtlMs` overrides the host's idle TTL for this handle; `env` goes into its general sandbox's spec. */
-  createHandle(environment: Environment, principal: string, options: { idleTtlMs?: number; env?: Readonly<Record<string, string>> } = {}): HandleInfo {
+  createHandle(entry: ToolCatalogEntry, principal: string, options: { idleTtlMs?: number; env?: Readonly<Record<string, string>> } = {}): HandleInfo {
     const sandboxes = new LazySandboxes(this.options.sandboxSource, options.env);
+    const shared = { shared: sandboxes };
     const record = this.handles.add(
-      environment,
+      entry,
       principal,
       sandboxes,
-      () => createMcpHandler(() => this.server(environment, sandboxes), this.handlerOptions('stateless')),
+      () => ({
+        // Stateless: the SDK builds a server per request, each over the handle's sandboxes.
+        handler: createMcpHandler(() => this.assemble(entry, shared).server, this.handlerOptions('stateless')),
+        // Never connected: only its tools/call runs, for requests the fast path recognises.
+        fastPath: this.assemble(entry, shared),
+      }),
       options.idleTtlMs,
     );
     return this.info(record);
@@ -127,12 +146,12 @@ export class ToolServerHost {
     return this.handles.remove(id, principal);
   }
 
-  /** /mcp/<env>/<handle>; undefined when the handle is unknown, another principal's, or of another environment. */
-  async handleSandboxRequest(environment: Environment, handleId: string, request: Request, principal: string): Promise<Response | undefined> {
-    const record = this.handles.get(handleId, principal);
-    if (!record || record.environment !== environment) return undefined;
+  /** /mcp/<env>/<handle>; undefined when the handle is unknown, another principal's, or of another entry. */
+  async handleSandboxRequest(entry: ToolCatalogEntry, handleId: string, request: Request, principal: string): Promise<Response | undefined> {
+    const record = this.handleOf(entry, handleId, principal);
+    if (!record) return undefined;
     record.sandboxes.touch();
-    return record.extra.fetch(request);
+    return record.extra.handler.fetch(request);
   }
 
   /**
@@ -140,25 +159,24 @@ export class ToolServerHost {
    * sandboxes; without, the connection gets its own. The caller calls close() when the connection ends
    * (idempotent). Undefined when the handle is not found.
    */
-  serveConnection(environment: Environment, transport: Transport, options: { principal: string; handleId?: string }): ServedConnection | undefined {
-    let sandboxes: LazySandboxes;
+  serveConnection(entry: ToolCatalogEntry, transport: Transport, options: { principal: string; handleId?: string }): ServedConnection | undefined {
+    let sandboxes: SandboxBinding = { source: this.options.sandboxSource };
     if (options.handleId !== undefined) {
-      const record = this.handles.get(options.handleId, options.principal);
-      if (!record || record.environment !== environment) return undefined;
-      sandboxes = record.sandboxes;
-    } else {
-      sandboxes = this.newSandboxes();
+      const record = this.handleOf(entry, options.handleId, options.principal);
+      if (!record) return undefined;
+      sandboxes = { shared: record.sandboxes };
     }
-    const ownsSandboxes = options.handleId === undefined;
-    // serveStdio is the SDK's era-negotiating entry for any message stream, not only stdio.
-    const served = serveStdio(() => this.server(environment, sandboxes), { transport, onerror: (error) => this.options.onError?.(error) });
+    const served = serveMessageStream({ entry, sandboxes, observer: this.options.observer, transport, onError: (error) => this.options.onError?.(error) });
+    // Counted with the transient sets while it owns its sandboxes, so close() and stats() see it.
+    const owned = 'source' in sandboxes ? served.sandboxes : undefined;
+    if (owned) this.transient.add(owned);
     let closing: Promise<void> | undefined;
     const connection: ServedConnection = {
       close: () =>
         (closing ??= (async () => {
           this.connections.delete(connection);
-          await served.close().catch(() => undefined);
-          if (ownsSandboxes) await this.releaseTransient(sandboxes);
+          await served.close();
+          if (owned) this.transient.delete(owned);
         })()),
     };
     this.connections.add(connection);
@@ -181,7 +199,7 @@ export class ToolServerHost {
     await Promise.all([...this.sessionlessHandlers.values()].map((handler) => handler.close().catch(() => undefined)));
     await this.legacySessions.closeAll();
     await this.handles.closeAll();
-    await Promise.all([...this.transient].map((sandboxes) => this.releaseTransient(sandboxes)));
+    await Promise.all([...this.transient].map((owner) => this.releaseTransient(owner)));
   }
 
   async expireIdle(): Promise<void> {
@@ -190,56 +208,48 @@ export class ToolServerHost {
     await this.handles.expireIdle(idleMs);
   }
 
-  private server(environment: Environment, sandboxes: LazySandboxes): McpServer {
-    const server = createToolServer({
-      tools: environment.tools,
-      sandboxSource: sandboxes,
-      instructions: environment.instructions,
-      onCallStart: () => sandboxes.beginCall(),
-      ...(this.options.observer ? { observer: this.options.observer } : {}),
-    });
-    if (environment.extendServer) {
-      environment.extendServer(server);
-      directToolCalls.delete(server); // its tools/call may no longer be ours
-    }
-    return server;
+  /** Every server this host builds, for any binding, is assembled here: same observer, same extensions. */
+  private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding): ToolServerAssembly {
+    return assembleToolServer({ tools: entry.tools, instructions: entry.instructions, extendServer: entry.extendServer, observer: this.options.observer, sandboxes });
+  }
+
+  private handleOf(entry: ToolCatalogEntry, handleId: string, principal: string): HandleRecord<HandleServing> | undefined {
+    const record = this.handles.get(handleId, principal);
+    return record && record.entry === entry ? record : undefined;
   }
 
   /** 2026-era requests on /mcp/<env>: a fresh server and sandbox set per request, released once the server closes. */
-  private sessionlessHandler(environment: Environment): McpHttpHandler {
-    let handler = this.sessionlessHandlers.get(environment.name);
+  private sessionlessHandler(entry: ToolCatalogEntry): McpHttpHandler {
+    let handler = this.sessionlessHandlers.get(entry.name);
     if (!handler) {
-      handler = createMcpHandler(() => {
-        const sandboxes = this.newSandboxes();
-        const server = this.server(environment, sandboxes);
-        const previous = server.server.onclose;
-        server.server.onclose = () => {
-          previous?.();
-          void this.releaseTransient(sandboxes);
-        };
-        return server;
-      }, this.handlerOptions('reject'));
-      this.sessionlessHandlers.set(environment.name, handler);
+      handler = createMcpHandler(() => this.transientServer(entry), this.handlerOptions('reject'));
+      this.sessionlessHandlers.set(entry.name, handler);
     }
     return handler;
+  }
+
+  private transientServer(entry: ToolCatalogEntry): McpServer {
+    const assembly = this.assemble(entry, { source: this.options.sandboxSource });
+    const owner = { release: () => assembly.close() };
+    this.transient.add(owner);
+    const previous = assembly.server.server.onclose;
+    assembly.server.server.onclose = () => {
+      previous?.();
+      void this.releaseTransient(owner);
+    };
+    return assembly.server;
   }
 
   private handlerOptions(legacy: 'stateless' | 'reject') {
     return { legacy, maxRequestBodySize: this.options.maxRequestBodySize, onerror: (error: Error) => this.options.onError?.(error) };
   }
 
-  private newSandboxes(): LazySandboxes {
-    const sandboxes = new LazySandboxes(this.options.sandboxSource);
-    this.transient.add(sandboxes);
-    return sandboxes;
+  private async releaseTransient(owner: { release(): Promise<void> }): Promise<void> {
+    this.transient.delete(owner);
+    await owner.release();
   }
 
-  private async releaseTransient(sandboxes: LazySandboxes): Promise<void> {
-    this.transient.delete(sandboxes);
-    await sandboxes.release();
-  }
-
-  private info(record: SandboxHandleRecord<McpHttpHandler>): HandleInfo {
-    return { id: record.id, environment: record.environment.name, expiresAtMs: record.sandboxes.expiresAtMs(record.idleTtlMs ?? this.options.idleTtlMs) };
+  private info(record: HandleRecord<HandleServing>): HandleInfo {
+    return { id: record.id, environment: record.entry.name, expiresAtMs: record.sandboxes.expiresAtMs(record.idleTtlMs ?? this.options.idleTtlMs) };
   }
 }

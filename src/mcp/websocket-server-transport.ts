@@ -4,6 +4,7 @@
  * the `ws` shape. Requests are dispatched as they arrive, so many calls can be in flight per connection.
  */
 import { type JSONRPCMessage, type Transport, parseJSONRPCMessage } from '@modelcontextprotocol/server';
+import { EDGE_ERROR_CODES, jsonRpcErrorBody } from './json-rpc-errors.js';
 
 /** The subset of a `ws` WebSocket this transport uses. */
 export interface MessageSocket {
@@ -37,8 +38,6 @@ export interface WebSocketTransportOptions {
 }
 
 const OPEN = 1;
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
 
 export class WebSocketServerTransport implements Transport {
   onclose?: () => void;
@@ -76,20 +75,20 @@ export class WebSocketServerTransport implements Transport {
   }
 
   private receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
-    if (isBinary) return this.replyError(INVALID_REQUEST, 'binary frames are not accepted: send JSON-RPC as text');
+    if (isBinary) return this.replyError(EDGE_ERROR_CODES.invalidRequest, 'binary frames are not accepted: send JSON-RPC as text');
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return this.replyError(PARSE_ERROR, 'Parse error: the frame is not valid JSON');
+      return this.replyError(EDGE_ERROR_CODES.parseError, 'Parse error: the frame is not valid JSON');
     }
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(parsed);
     } catch (error) {
       const id = (parsed as { id?: unknown } | null)?.id;
-      return this.replyError(INVALID_REQUEST, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
+      return this.replyError(EDGE_ERROR_CODES.invalidRequest, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
     }
     if (this.options.dispatch) this.options.dispatch(() => this.onmessage?.(message));
     else this.onmessage?.(message);
@@ -122,7 +121,7 @@ export class WebSocketServerTransport implements Transport {
   }
 
   private replyError(code: number, message: string, id: string | number | null = null): void {
-    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify(jsonRpcErrorBody(message, code, undefined, id)));
   }
 
   private markClosed(): void {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { OWNER_ID } from '../../src/core/owner.js';
 import { buildServer } from '../../src/http/build-server.js';
-import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
+import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
@@ -46,7 +46,7 @@ describe.skipIf(!dockerAvailable)('a wedged docker sandbox behind the MCP tool s
     pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 120_000 });
     const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: 'docker' } });
     app = buildServer(config, {
-      environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
+      environments: buildToolCatalog({ wiki: smallWikiIndex() }),
       sandboxSource: poolSandboxSource(pool, { general: { backend: 'docker' }, javascript: { backend: 'isolate' } }),
       pool,
       logger: { level: 'error' },

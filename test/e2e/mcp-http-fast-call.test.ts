@@ -1,6 +1,6 @@
 /**
  * The tools/call fast path (src/http/fast-tool-call.ts): a plain JSON-RPC tools/call on an existing 2025 session
- * is answered as application/json without the SDK transport, with the same results, the same error routing and
+ * or on a handle is answered as application/json without the SDK transport, with the same results, the same error routing and
  * the same session checks; anything unusual (progress tokens) still goes through the SDK and answers as SSE.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,24 @@ describe.skipIf(!processBackend)(`tools/call fast path ${cites('HTTP-FAST-CALL')
   it('refuses an unknown session with 404, as the SDK path does', async () => {
     const response = await postJsonRpc(server.port, '/mcp/python', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } }, { ...VERSION, 'mcp-session-id': 'not-a-session' });
     expect(response.status).toBe(404);
+  });
+
+  it('answers a plain tools/call on a handle (/mcp/<env>/<id>) as application/json, on the same sandbox as the SDK path', async () => {
+    const created = await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ env: 'python' }) });
+    const { id } = (await created.json()) as { id: string };
+    expect(id).toMatch(/^hdl_/); // a handle, not a backend sandbox (those are sbx_)
+    const onHandle = (callId: number, params: Record<string, unknown>) => postJsonRpc(server.port, `/mcp/python/${id}`, { jsonrpc: '2.0', id: callId, method: 'tools/call', params }, VERSION);
+    // A progress token keeps this call on the SDK transport (an SSE stream); the plain call after it takes the fast path.
+    const viaSdk = await onHandle(9, { name: 'python', arguments: { code: 'y = 41' }, _meta: { progressToken: 'p2' } });
+    expect(viaSdk.headers['content-type']).toContain('text/event-stream');
+    const fast = await onHandle(10, { name: 'python', arguments: { code: 'y + 1' } });
+    expect(fast.headers['content-type']).toContain('application/json');
+    expect(fast.headers['mcp-session-id']).toBeUndefined();
+    expect(fast.json).toMatchObject({ jsonrpc: '2.0', id: 10, result: { structuredContent: { value: '42' } } });
+    const unknown = await onHandle(11, { name: 'no_such_tool', arguments: {} });
+    expect(unknown.json).toMatchObject({ id: 11, error: { code: -32602 } });
+    const missing = await postJsonRpc(server.port, '/mcp/python/hdl_000000000000', { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } }, VERSION);
+    expect(missing.status).toBe(404);
   });
 
   it('leaves calls with a progress token to the SDK transport (answered as an SSE stream)', async () => {

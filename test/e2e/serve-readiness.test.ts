@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openBackendProbe } from '../../src/cli/commands/backend-choice.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildServer } from '../../src/http/build-server.js';
-import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
+import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
@@ -72,7 +72,7 @@ describe.skipIf(!dockerBackend)('/readyz follows the docker daemon', () => {
     const probe = await openBackendProbe(config, 'docker');
     const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
     const app = buildServer(config, {
-      environments: buildEnvironmentCatalog({}),
+      environments: buildToolCatalog({}),
       sandboxSource: poolSandboxSource(pool, { general: { backend: 'docker' }, javascript: { backend: 'isolate' } }),
       readiness: () => probe.readiness(),
     });

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { ServerConfig } from '../../src/http/request-guards.js';
 import { buildServer } from '../../src/http/build-server.js';
 import type { RolloutService } from '../../src/http/rollouts-contract.js';
-import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
+import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
 import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
@@ -27,7 +27,7 @@ export async function startLimitsServer(server: Partial<ServerConfig>, options: 
   const config = { ...base, server: { ...base.server, ...server } };
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
   const app = buildServer(config, {
-    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
+    environments: buildToolCatalog({ wiki: smallWikiIndex() }),
     sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
     pool,
     ...(options.rollouts ? { rollouts: options.rollouts } : {}),

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadConfig } from '../../config/load-config.js';
-import { createToolServer } from '../../mcp/create-tool-server.js';
-import { ENVIRONMENT_NAMES } from '../../mcp/environments.js';
-import { LazySandboxes } from '../../mcp/lazy-sandboxes.js';
-import { startToolRuntime } from './tool-runtime.js';
+import { CATALOG_ENTRY_NAMES } from '../../mcp/tool-catalog.js';
+import type { ToolCallObserver } from '../../mcp/tool-call-observer.js';
+import { serveMessageStream } from '../../mcp/message-stream-serving.js';
+import { startToolRuntime } from '../runtime/tool-runtime.js';
 
 interface McpFlags {
   backend?: string;
@@ -19,7 +18,7 @@ interface McpFlags {
 export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')
-    .description(`serve one environment (${ENVIRONMENT_NAMES.join(', ')}) as an MCP server over stdio`)
+    .description(`serve one environment (${CATALOG_ENTRY_NAMES.join(', ')}) as an MCP server over stdio`)
     .argument('<env>', 'environment name')
     .option('--backend <backend>', 'sandbox backend for python/shell/files: docker | process | auto (CORRAL_BACKEND)')
     .option('--corpus <path...>', 'wiki corpora (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
@@ -38,19 +37,19 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const sandboxes = new LazySandboxes(runtime.sandboxSource);
-      const served = serveStdio(
-        () => createToolServer({ tools: environment.tools, sandboxSource: sandboxes, instructions: environment.instructions, onCallStart: () => sandboxes.beginCall() }),
-        { onerror: (error) => log(`mcp: ${error.message}`) },
-      );
+      const served = serveMessageStream({
+        entry: environment,
+        sandboxes: { source: runtime.sandboxSource },
+        observer: stderrObserver(log),
+        onError: (error) => log(`mcp: ${error.message}`),
+      });
       log(`serving ${environment.name} (backend ${runtime.backend})`);
       let stopping = false;
       const stop = async (reason: string) => {
         if (stopping) return;
         stopping = true;
         log(`${reason}: releasing sandboxes`);
-        await served.close().catch(() => undefined);
-        await sandboxes.release();
+        await served.close();
         await runtime.close();
         process.exit(0);
       };
@@ -60,4 +59,16 @@ export function registerMcpCommand(program: Command): void {
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
     });
+}
+
+/**
+ * What the HTTP transports count in /metrics, stdio reports on its only side channel: a call that failed as
+ * infrastructure (a JSON-RPC error, not a tool's own isError result) gets one stderr line with its code.
+ */
+function stderrObserver(log: (line: string) => void): ToolCallObserver {
+  return {
+    toolCallFinished: (record) => {
+      if (record.outcome === 'failed') log(`tool ${record.tool} failed after ${Math.round(record.durationMs)} ms: ${record.errorCode ?? 'INTERNAL'}`);
+    },
+  };
 }

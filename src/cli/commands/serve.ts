@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { buildServer } from '../../http/build-server.js';
 import { bindsAllInterfaces } from '../../http/request-guards.js';
-import { createRolloutService } from '../eval/rollout-service.js';
+import { createRolloutService } from '../runtime/rollout-service.js';
 import { withConformanceEnvironment } from '../../conformance/conformance-environment.js';
 import { openBackendProbe } from './backend-choice.js';
 import { listenOrExplain } from './listen-or-explain.js';
-import { startToolRuntime } from './tool-runtime.js';
+import { startToolRuntime } from '../runtime/tool-runtime.js';
 
 interface ServeFlags {
   host?: string;

@@ -6,8 +6,9 @@ import type { CorralConfig } from '../../config/load-config.js';
 import type { Environment } from '../../runner/contract/environment.js';
 import type { ToolSessionFactory } from '../../runner/contract/tool-session.js';
 import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus-paths.js';
-import { type ToolRuntime, startToolRuntime } from '../commands/tool-runtime.js';
-import { inProcessToolSessions, toolsForToolsets } from './in-process-tools.js';
+import { toolsForToolsets } from '../../mcp/toolsets.js';
+import { type ToolRuntime, startToolRuntime } from '../runtime/tool-runtime.js';
+import { inProcessToolSessions } from './in-process-tools.js';
 
 export interface EnvironmentTools {
   runtime: ToolRuntime;
@@ -26,5 +27,5 @@ export function corpusFor(environment: Environment, flags: string[] | undefined,
 export async function openEnvironmentTools(environment: Environment, config: CorralConfig, options: { corpus?: string[]; log: (line: string) => void }): Promise<EnvironmentTools> {
   const corpusPaths = corpusFor(environment, options.corpus, config.data.dataDir);
   const runtime = await startToolRuntime(config, { corpusPaths, minIdle: 0, loadWiki: corpusPaths.length > 0, log: options.log, specOverrides: environment.sandbox });
-  return { runtime, tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, runtime.wiki), runtime.sandboxSource) };
+  return { runtime, tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, { wiki: runtime.wiki }), runtime.sandboxSource) };
 }

@@ -17,9 +17,10 @@ import { builtInEnvironments } from '../../runner/environments/index.js';
 import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
-import type { ToolRuntime } from '../commands/tool-runtime.js';
-import { inProcessToolSessions, toolsForToolsets } from './in-process-tools.js';
-import { summarise } from './run-summary.js';
+import { toolsForToolsets } from '../../mcp/toolsets.js';
+import { inProcessToolSessions } from '../eval/in-process-tools.js';
+import { summarise } from '../eval/run-summary.js';
+import type { ToolRuntime } from './tool-runtime.js';
 
 export interface RolloutServiceOptions {
   runtime: Pick<ToolRuntime, 'pool' | 'specs' | 'sandboxSource' | 'wiki'>;
@@ -72,7 +73,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       if (environment.toolsets.includes('wiki') && !options.runtime.wiki) {
         throw invalidField('env', `${environment.name} needs the wiki tools, and this server loaded no wiki corpus (start corral serve with --corpus PATH or CORRAL_DATA_DIR)`);
       }
-      const tools = toolsForToolsets(environment.toolsets, options.runtime.wiki);
+      const tools = toolsForToolsets(environment.toolsets, { wiki: options.runtime.wiki });
       if (request.examples) checkInlineExamples(environment, request.examples);
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
       // Refused before anything runs; the guarded pool refuses again at connect time.

@@ -1,23 +1,23 @@
 /**
  * What `corral serve` and `corral mcp` share: the backend choice, the sandbox pool with one spec per
- * sandbox kind, the wiki index and the environment catalog. Built once per process; close() releases it.
+ * sandbox kind, the wiki index and the tool catalog. Built once per process; close() releases it.
  */
 import type { CorralConfig } from '../../config/load-config.js';
-import { type EnvironmentCatalog, buildEnvironmentCatalog } from '../../mcp/environments.js';
+import { type ToolCatalog, buildToolCatalog } from '../../mcp/tool-catalog.js';
 import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '../../mcp/sandbox-source.js';
 import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
-import type { WikiIndex } from '../../tools/wiki/wiki-index.js';
-import { chooseBackend } from './backend-choice.js';
-import { loadWikiIndex } from './wiki-index-loading.js';
+import type { WikiIndex } from '../../wiki-search/wiki-index.js';
+import { chooseBackend } from '../commands/backend-choice.js';
+import { loadWikiIndex } from '../commands/wiki-index-loading.js';
 
 export interface ToolRuntime {
   backend: 'docker' | 'process';
   pool: SandboxPool;
   specs: SandboxSpecsByKind;
   sandboxSource: SandboxSource;
-  catalog: EnvironmentCatalog;
+  catalog: ToolCatalog;
   /** The shared wiki index, when one was loaded. */
   wiki: WikiIndex | undefined;
   close(): Promise<void>;
@@ -56,7 +56,7 @@ export async function startToolRuntime(config: CorralConfig, options: ToolRuntim
     pool,
     specs,
     sandboxSource: poolSandboxSource(pool, specs),
-    catalog: buildEnvironmentCatalog(wiki ? { wiki } : {}),
+    catalog: buildToolCatalog(wiki ? { wiki } : {}),
     wiki,
     close: () => pool.close(),
   };

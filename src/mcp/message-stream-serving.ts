@@ -1,0 +1,47 @@
+/**
+ * One catalog entry over a message stream (stdio, a WebSocket), for a client of either era: the SDK's serveStdio
+ * negotiates the era and may build a probe server before the one it keeps, so every server it asks for is
+ * assembled over the stream's one sandbox set. Used by `corral mcp` and by ToolServerHost for WebSockets.
+ */
+import type { Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { LazySandboxes } from './lazy-sandboxes.js';
+import type { ToolCatalogEntry } from './tool-catalog.js';
+import type { ToolCallObserver } from './tool-call-observer.js';
+import { type SandboxBinding, assembleToolServer } from './tool-server-assembly.js';
+
+export interface MessageStreamOptions {
+  entry: Pick<ToolCatalogEntry, 'tools' | 'instructions' | 'extendServer'>;
+  /** A source: the stream leases its own sandboxes and close() releases them. Shared: a handle's, left alone. */
+  sandboxes: SandboxBinding;
+  observer?: ToolCallObserver | undefined;
+  /** Default: the process's stdin and stdout. */
+  transport?: Transport;
+  /** Out-of-band SDK errors; reporting only. */
+  onError?: (error: Error) => void;
+}
+
+export interface ServedMessageStream {
+  readonly sandboxes: LazySandboxes;
+  /** Ends the stream and releases the sandboxes it owns. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function serveMessageStream(options: MessageStreamOptions): ServedMessageStream {
+  const binding = options.sandboxes;
+  const sandboxes = 'source' in binding ? new LazySandboxes(binding.source, binding.env) : binding.shared;
+  const { entry, observer } = options;
+  const served = serveStdio(() => assembleToolServer({ ...entry, observer, sandboxes: { shared: sandboxes } }).server, {
+    ...(options.transport ? { transport: options.transport } : {}),
+    onerror: (error) => options.onError?.(error),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    sandboxes,
+    close: () =>
+      (closing ??= (async () => {
+        await served.close().catch(() => undefined);
+        if ('source' in binding) await sandboxes.release();
+      })()),
+  };
+}

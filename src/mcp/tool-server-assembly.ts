@@ -1,0 +1,82 @@
+/**
+ * The one way a tool server is put together, whatever carries it (HTTP sessions and handles, WebSocket, stdio,
+ * the in-memory pairs of `corral eval`): the MCP server over a set of lazily leased sandboxes, the metrics
+ * observer, the entry's extra registrations, the transport-free tools/call (the fast path), and close().
+ */
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import { buildToolServer } from './create-tool-server.js';
+import { type JsonRpcErrorBody, jsonRpcFaultBody } from './json-rpc-errors.js';
+import { LazySandboxes } from './lazy-sandboxes.js';
+import type { SandboxSource } from './sandbox-source.js';
+import type { ToolCallObserver } from './tool-call-observer.js';
+
+/** A single JSON-RPC tools/call request, already checked by whoever recognised it. */
+export interface ToolCallMessage {
+  id: string | number;
+  params: { name: string; arguments?: Record<string, unknown> };
+}
+
+export type ToolCallReply = { jsonrpc: '2.0'; id: string | number; result: CallToolResult } | JsonRpcErrorBody;
+
+/** Answers one tools/call without any transport: the same result, errors and metrics as the server's own handler. */
+export type FastToolCall = (message: ToolCallMessage, abortSignal: AbortSignal) => Promise<ToolCallReply>;
+
+/**
+ * Where the server's sandboxes come from: leased for this server alone (close() releases them), or the set of a
+ * handle that several servers share over its lifetime (the handle's owner releases it).
+ */
+export type SandboxBinding = { source: SandboxSource; env?: Readonly<Record<string, string>> } | { shared: LazySandboxes };
+
+export interface ToolServerAssemblyOptions {
+  tools: readonly ToolDefinition[];
+  sandboxes: SandboxBinding;
+  observer?: ToolCallObserver | undefined;
+  /** Shown to clients at initialize. */
+  instructions?: string | undefined;
+  /** Registrations beyond `tools`, before the server connects; such a server may no longer own tools/call. */
+  extendServer?: ((server: McpServer) => void) | undefined;
+}
+
+export interface ToolServerAssembly {
+  readonly server: McpServer;
+  readonly sandboxes: LazySandboxes;
+  /** The fast path; undefined when an extension may have replaced tools/call (then only the server answers it). */
+  readonly callTool: FastToolCall | undefined;
+  /** Closes the server and releases the sandboxes it owns. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServerAssembly {
+  const binding = options.sandboxes;
+  const ownsSandboxes = 'source' in binding;
+  const sandboxes = ownsSandboxes ? new LazySandboxes(binding.source, binding.env) : binding.shared;
+  const { server, callTool } = buildToolServer({
+    tools: options.tools,
+    sandboxSource: sandboxes,
+    onCallStart: () => sandboxes.beginCall(),
+    ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+  });
+  options.extendServer?.(server);
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    sandboxes,
+    callTool: options.extendServer
+      ? undefined
+      : (message, abortSignal) => {
+          sandboxes.touch();
+          return callTool(message.params, abortSignal).then(
+            (result) => ({ jsonrpc: '2.0' as const, id: message.id, result }),
+            (error: unknown) => jsonRpcFaultBody(message.id, error),
+          );
+        },
+    close: () =>
+      // Deferred a tick, so a close() reached again from the server's own onclose finds this promise.
+      (closing ??= Promise.resolve().then(async () => {
+        await server.close().catch(() => undefined);
+        if (ownsSandboxes) await sandboxes.release();
+      })),
+  };
+}
