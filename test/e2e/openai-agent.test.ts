@@ -9,18 +9,15 @@ import { startScriptedModelServer, type ModelReply, type ModelScript, type Scrip
 
 const SYSTEM_PROMPT = 'You are a careful test agent.';
 
-interface SleepSpan {
-  label: string;
-  startMs: number;
-  endMs: number;
-}
+/** Ten minutes: longer than any test timeout, so a wait this long can only end by a timeout, an abort or a cancel. */
+const STALL_MS = 600_000;
 
-/** echo, add, sleep (records its span, honours abort), fail (isError), picky (model-audience throw), broken (infrastructure throw). */
-function fakeTools(): ToolAccess & { spans: SleepSpan[] } {
-  const spans: SleepSpan[] = [];
+/** echo, add, sleep (logs `start:<label>` and `end:<label>`, honours abort), fail (isError), picky (model-audience throw), broken (infrastructure throw). */
+function fakeTools(): ToolAccess & { sleepLog: string[] } {
+  const sleepLog: string[] = [];
   const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties, additionalProperties: false });
   return {
-    spans,
+    sleepLog,
     tools: [
       { name: 'echo', description: 'Echoes text back.', inputSchema: schema({ text: { type: 'string' } }) },
       { name: 'add', description: 'Adds two numbers.', inputSchema: schema({ a: { type: 'number' }, b: { type: 'number' } }) },
@@ -36,12 +33,12 @@ function fakeTools(): ToolAccess & { spans: SleepSpan[] } {
         case 'add':
           return { text: String(Number(args['a']) + Number(args['b'])), isError: false };
         case 'sleep': {
-          const startMs = performance.now();
+          sleepLog.push(`start:${String(args['label'])}`);
           await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(resolve, Number(args['ms']));
             options?.abortSignal?.addEventListener('abort', () => (clearTimeout(timer), reject(new CorralError('ERR_ABORTED', 'tool call cancelled'))), { once: true });
           });
-          spans.push({ label: String(args['label']), startMs, endMs: performance.now() });
+          sleepLog.push(`end:${String(args['label'])}`);
           return { text: String(args['label']), isError: false };
         }
         case 'fail':
@@ -96,15 +93,14 @@ function runAgent(agent: OpenAIAgent, options: RunOptions = {}): { recorder: Tra
   return { recorder, done };
 }
 
-async function runFailing(agent: OpenAIAgent, options: RunOptions = {}): Promise<{ error: CorralError; elapsedMs: number; recorder: TrajectoryRecorder }> {
-  const startedAt = performance.now();
+async function runFailing(agent: OpenAIAgent, options: RunOptions = {}): Promise<{ error: CorralError; recorder: TrajectoryRecorder }> {
   const { recorder, done } = runAgent(agent, options);
   const error = await done.then(
     () => expect.fail('the agent should have thrown'),
     (thrown: unknown) => thrown,
   );
   expect(CorralError.isInstance(error), String(error)).toBe(true);
-  return { error: error as CorralError, elapsedMs: performance.now() - startedAt, recorder };
+  return { error: error as CorralError, recorder };
 }
 
 const text = (content: string, extra: Partial<Extract<ModelReply, { kind: 'text' }>> = {}): ModelReply => ({ kind: 'text', content, ...extra });
@@ -134,9 +130,8 @@ describe('OpenAIAgent over HTTP', () => {
     const tools = fakeTools();
     const { recorder, done } = runAgent(agentFor(server), { tools });
     await done;
-    const [fast, slow] = [tools.spans.find((span) => span.label === 'fast')!, tools.spans.find((span) => span.label === 'slow')!];
-    expect(slow.startMs).toBeLessThan(fast.endMs); // both were running at once
-    expect(fast.endMs).toBeLessThan(slow.endMs);
+    // Both started before either ended (they ran at once), and the fast one ended first.
+    expect(tools.sleepLog).toEqual(['start:slow', 'start:fast', 'end:fast', 'end:slow']);
     const expected = [
       { role: 'tool', tool_call_id: 'call_0_0', content: 'slow' },
       { role: 'tool', tool_call_id: 'call_0_1', content: 'fast' },
@@ -201,13 +196,21 @@ describe('OpenAIAgent over HTTP', () => {
   });
 
   it('retries 500s and honours Retry-After on 429, then succeeds', async () => {
-    const replies: ModelReply[] = [{ kind: 'http-error', status: 500 }, { kind: 'http-error', status: 429, headers: { 'retry-after-ms': '60' } }, text('finally')];
-    const server = await serve((_request, index) => replies[index]!);
+    // When the 429 goes out, a marker timer starts for half the Retry-After. The agent's own backoff is 5-20 ms, so
+    // a retry that ignored Retry-After would arrive before the marker fires; one that waited arrives after it.
+    let markerFired = false;
+    let retryAfterMarker: boolean | undefined;
+    const replies: ModelReply[] = [{ kind: 'http-error', status: 500 }, { kind: 'http-error', status: 429, headers: { 'retry-after-ms': '1000' } }, text('finally')];
+    const server = await serve((_request, index) => {
+      if (index === 1) setTimeout(() => (markerFired = true), 500);
+      if (index === 2) retryAfterMarker = markerFired;
+      return replies[index]!;
+    });
     const { recorder, done } = runAgent(agentFor(server));
     await done;
     expect(recorder.snapshot().answer).toBe('finally');
     expect(server.requests).toHaveLength(3);
-    expect(server.requests[2]!.receivedAtMs - server.requests[1]!.receivedAtMs).toBeGreaterThanOrEqual(55);
+    expect(retryAfterMarker).toBe(true);
     expect(recorder.snapshot().turns).toBe(1);
   });
 
@@ -238,17 +241,17 @@ describe('OpenAIAgent over HTTP', () => {
   });
 
   it('times out a stalled request, retries it, and throws MODEL_ERR_TIMEOUT when every attempt stalls', async () => {
-    const server = await serve(() => ({ kind: 'text', content: 'too late', delayMs: 5_000 }));
-    const { error, elapsedMs } = await runFailing(agentFor(server, { requestTimeoutMs: 150, maxRetries: 1 }));
+    // Each answer would take STALL_MS: the run can only end within the test timeout because every attempt timed out.
+    const server = await serve(() => ({ kind: 'text', content: 'too late', delayMs: STALL_MS }));
+    const { error } = await runFailing(agentFor(server, { requestTimeoutMs: 150, maxRetries: 1 }));
     expect(error.code).toBe('MODEL_ERR_TIMEOUT');
     expect(error.transient).toBe(true);
     expect(error.details['attempts']).toBe(2);
     expect(server.requests).toHaveLength(2);
-    expect(elapsedMs).toBeLessThan(3_000);
   });
 
   it('recovers when only the first attempt stalls', async () => {
-    const server = await serve((_request, index) => (index === 0 ? { kind: 'text', content: 'too late', delayMs: 5_000 } : text('in time')));
+    const server = await serve((_request, index) => (index === 0 ? { kind: 'text', content: 'too late', delayMs: STALL_MS } : text('in time')));
     const { recorder, done } = runAgent(agentFor(server, { requestTimeoutMs: 150 }));
     await done;
     expect(recorder.snapshot().answer).toBe('in time');
@@ -303,29 +306,37 @@ describe('OpenAIAgent over HTTP', () => {
     expect([trajectory.turns, trajectory.answer, trajectory.completion.length, server.requests.length]).toEqual([3, null, 6, 3]);
   });
 
-  it('cancels promptly through abortSignal: during a request, a backoff, and a tool call', async () => {
-    const stalled = await serve(() => ({ kind: 'text', content: 'never', delayMs: 10_000 }));
+  it('cancels through abortSignal: during a request, a backoff, and a tool call', async () => {
+    // Every wait here is STALL_MS (the request, the backoff, the tool), so within the test timeout only the abort
+    // can end a run. Each abort fires once the run is observably inside the wait it targets.
+    const stalled = await serve(() => ({ kind: 'text', content: 'never', delayMs: STALL_MS }));
     const failing = await serve(() => ({ kind: 'http-error', status: 500 }));
-    const toolTurn = await serve(() => calls({ name: 'sleep', arguments: { ms: 10_000, label: 'long' } }));
-    const scenarios: [ScriptedModelServer, Partial<OpenAIAgentOptions>][] = [
-      [stalled, {}],
-      [failing, { backoffBaseMs: 10_000, backoffMaxMs: 10_000 }],
-      [toolTurn, {}],
+    const toolTurn = await serve(() => calls({ name: 'sleep', arguments: { ms: STALL_MS, label: 'long' } }));
+    const tools = fakeTools();
+    const scenarios: [ScriptedModelServer, Partial<OpenAIAgentOptions>, () => boolean][] = [
+      [stalled, {}, () => stalled.requests.length === 1],
+      [failing, { backoffBaseMs: STALL_MS, backoffMaxMs: STALL_MS }, () => failing.requests.length === 1],
+      [toolTurn, {}, () => tools.sleepLog.includes('start:long')],
     ];
-    for (const [server, options] of scenarios) {
+    for (const [server, options, inside] of scenarios) {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 100);
-      const { error, elapsedMs } = await runFailing(agentFor(server, options), { abortSignal: controller.signal });
+      const failed = runFailing(agentFor(server, options), { abortSignal: controller.signal, tools });
+      await expect.poll(inside, { timeout: 20_000 }).toBe(true);
+      controller.abort();
+      const { error } = await failed;
       expect(error.code).toBe('ERR_ABORTED');
-      expect(elapsedMs).toBeLessThan(2_000);
+      expect(server.requests).toHaveLength(1);
     }
+    expect(tools.sleepLog).toEqual(['start:long']);
   });
 
   it('throws an infrastructure fault from a tool, cancelling its sibling calls', async () => {
-    const server = await serve(() => calls({ name: 'sleep', arguments: { ms: 10_000, label: 'sibling' } }, { name: 'broken', arguments: {} }));
-    const { error, elapsedMs, recorder } = await runFailing(agentFor(server));
+    // The sibling would sleep STALL_MS: the run ends within the test timeout only because the fault cancelled it.
+    const server = await serve(() => calls({ name: 'sleep', arguments: { ms: STALL_MS, label: 'sibling' } }, { name: 'broken', arguments: {} }));
+    const tools = fakeTools();
+    const { error, recorder } = await runFailing(agentFor(server), { tools });
     expect(error.code).toBe('SBX_ERR_UNAVAILABLE');
-    expect(elapsedMs).toBeLessThan(2_000);
+    expect(tools.sleepLog).toEqual(['start:sibling']);
     expect(recorder.snapshot().events.filter((event) => event.type === 'tool-error')).toHaveLength(2);
   });
 });

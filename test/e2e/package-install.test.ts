@@ -144,6 +144,26 @@ describe('corral installed from its npm pack tarball', () => {
     expect(record).toMatchObject({ reward: 1 });
   });
 
+  it("imports corral/testing through the package's exports: the scripted model server answers over HTTP, the wiki index searches", async () => {
+    const check = join(app, 'testing-check.mjs');
+    await writeFile(
+      check,
+      [
+        "import { smallWikiIndex, startScriptedModelServer } from 'corral/testing';",
+        "const server = await startScriptedModelServer(() => ({ kind: 'text', content: 'scripted hello' }));",
+        'try {',
+        "  const response = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });",
+        '  const body = await response.json();',
+        "  console.log(JSON.stringify({ reply: body.choices[0].message.content, recorded: server.requests.length, topHit: smallWikiIndex().search('river Cairo')[0]?.page_id }));",
+        '} finally {',
+        '  await server.close();',
+        '}',
+      ].join('\n'),
+    );
+    const { stdout } = await execFileAsync(process.execPath, [check], { cwd: app, env: childEnvironment() });
+    expect(JSON.parse(stdout)).toEqual({ reply: 'scripted hello', recorded: 1, topHit: 'nile' });
+  });
+
   it('corral bench says in one line that benchmarks need a checkout, and exits 2', async () => {
     for (const args of [['bench'], ['bench', 'sandbox', '--json']]) {
       const result = await corral(args);

@@ -1,6 +1,6 @@
 /**
  * What the runner's end-to-end tests share: running `corral eval` as a child process, reading what it wrote,
- * the data-directory gate (skip loudly on a laptop, fail under CI), and the corral containers a process owns.
+ * and the corral containers a process owns (the data-directory gate is test/helpers/test-gates.ts).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -64,19 +64,6 @@ export function readResults(directory: string): ResultRecord[] {
 
 export function readMetadata(directory: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8')) as Record<string, unknown>;
-}
-
-/**
- * The evaluation data directory (CORRAL_DATA_DIR) when it holds `relativePath`. Missing data skips the caller's
- * tests with a loud message on a developer machine; under CI=true it throws, because CI sets CORRAL_DATA_DIR.
- */
-export function dataDirectoryWith(relativePath: string): string | undefined {
-  const directory = process.env.CORRAL_DATA_DIR;
-  if (directory && existsSync(join(directory, relativePath))) return directory;
-  const message = `[corral tests] ${directory ? `${join(directory, relativePath)} does not exist` : 'CORRAL_DATA_DIR is not set'} (needs the evaluation data, e.g. ../shared/data)`;
-  if (process.env.CI) throw new Error(`${message} (CI=true: refusing to skip)`);
-  console.warn(`${message}; SKIPPING these tests`);
-  return undefined;
 }
 
 /** Ids of corral containers (running or not) whose owner label names this host and pid. */

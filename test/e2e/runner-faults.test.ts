@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
-import { CODE_FIXTURES, containersOwnedBy, dataDirectoryWith, docker, readMetadata, readResults, runCorral, spawnCorral } from './runner-cli.js';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
+import { CODE_FIXTURES, containersOwnedBy, docker, readMetadata, readResults, runCorral, spawnCorral } from './runner-cli.js';
 
 const dockerBackend = await backendAvailable('docker');
 const scratch = mkdtempSync(join(tmpdir(), 'corral-runner-faults-'));
@@ -90,7 +91,7 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
     expect(await containersOwnedBy(child.pid!)).toEqual([]);
   }, 180_000);
 
-  const dataDir = dataDirectoryWith('humaneval/HumanEval.jsonl');
+  const dataDir = dataDirectoryWith(['humaneval/HumanEval.jsonl']);
 
   it.skipIf(!dataDir)('an eval killed with SIGKILL finishes with --resume: 40 unique rollouts, no duplicates, no container left', async () => {
     const out = join(scratch, 'resumed');

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startToolRuntime, type ToolRuntime } from '../../src/cli/runtime/tool-runtime.js';
-import { createRolloutService } from '../../src/cli/runtime/rollout-service.js';
+import { startToolRuntime, type ToolRuntime } from '../../src/cli/commands/tool-runtime.js';
+import { createRolloutService } from '../../src/cli/eval/rollout-service.js';
 import { rolloutRequestSchema } from '../../src/http/rollouts-contract.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
@@ -165,6 +165,9 @@ describe.skipIf(!processBackend)('corral eval wiki-search --agent openai (script
   });
 });
 
+/** Ten minutes: longer than any test timeout, so a stalled answer never arrives within a test. */
+const STALL_MS = 600_000;
+
 describe.skipIf(!processBackend)('model timeouts, through the RolloutService composition in-process', () => {
   let runtime: ToolRuntime;
   let model: ScriptedModelServer;
@@ -172,7 +175,7 @@ describe.skipIf(!processBackend)('model timeouts, through the RolloutService com
   beforeAll(async () => {
     const config = loadConfig({ env: {}, flags: { backend: 'process' } });
     runtime = await startToolRuntime(config, { corpusPaths: [PAGES], minIdle: 0, loadWiki: true, log: () => undefined });
-    model = await startScriptedModelServer((body) => (userQuestion(body).includes('slow') ? { kind: 'text', content: 'too late', delayMs: 5_000 } : text('Harriet Lowell')));
+    model = await startScriptedModelServer((body) => (userQuestion(body).includes('slow') ? { kind: 'text', content: 'too late', delayMs: STALL_MS } : text('Harriet Lowell')));
   });
 
   afterAll(async () => {
@@ -192,9 +195,8 @@ describe.skipIf(!processBackend)('model timeouts, through the RolloutService com
     });
     const prepared = await service.prepare(request, { abortSignal: new AbortController().signal });
     const records: ResultRecord[] = [];
-    const startedAt = performance.now();
+    // The slow answer would take STALL_MS, past this test's timeout: the run can only end because each attempt timed out.
     const stats = await prepared.run({ abortSignal: new AbortController().signal, onGroup: (group) => records.push(...(group as ResultRecord[])) });
-    expect(performance.now() - startedAt).toBeLessThan(4_000);
     const slow = records.find((record) => record.example_id === 'slow')!;
     expect(slow.error).toMatchObject({ boundary: 'model', code: 'MODEL_ERR_TIMEOUT', transient: true });
     expect(slow.reward).toBeNull();

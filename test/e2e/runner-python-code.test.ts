@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendAvailable } from '../helpers/backend-gate.js';
-import { RUNNER_FIXTURES, dataDirectoryWith, readMetadata, readResults, runCorral } from './runner-cli.js';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
+import { RUNNER_FIXTURES, readMetadata, readResults, runCorral } from './runner-cli.js';
 
 const dockerBackend = await backendAvailable('docker');
-const dataDir = dockerBackend ? dataDirectoryWith('mbpp/sanitized-mbpp.json') : undefined;
+const dataDir = dockerBackend ? dataDirectoryWith(['mbpp/sanitized-mbpp.json']) : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'corral-python-code-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

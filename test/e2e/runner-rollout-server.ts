@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { startToolRuntime, type ToolRuntime } from '../../src/cli/runtime/tool-runtime.js';
-import { createRolloutService } from '../../src/cli/runtime/rollout-service.js';
+import { startToolRuntime, type ToolRuntime } from '../../src/cli/commands/tool-runtime.js';
+import { createRolloutService } from '../../src/cli/eval/rollout-service.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { CODE_FIXTURES, RUNNER_FIXTURES } from './runner-cli.js';
@@ -72,8 +72,6 @@ export async function startRolloutServer(): Promise<RolloutServer> {
 
 export interface StreamedLine {
   value: Record<string, unknown>;
-  /** performance.now() when the line was complete. */
-  atMs: number;
 }
 
 /** Reads an NDJSON body to its end (or until `onLine` returns true), parsing each line as it completes. */
@@ -88,7 +86,7 @@ export async function readNdjson(response: Response, onLine?: (line: StreamedLin
     buffered += decoder.decode(value, { stream: true });
     let newline: number;
     while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line: StreamedLine = { value: JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>, atMs: performance.now() };
+      const line: StreamedLine = { value: JSON.parse(buffered.slice(0, newline)) as Record<string, unknown> };
       buffered = buffered.slice(newline + 1);
       lines.push(line);
       if (onLine?.(line, lines) === true) {

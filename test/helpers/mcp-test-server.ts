@@ -1,17 +1,19 @@
 /**
- * A real corral HTTP server on an ephemeral port, backed by a real SandboxPool on the process backend,
- * for end-to-end MCP tests. close() shuts the app (releasing every lease) and then the pool.
+ * A real corral HTTP server on an ephemeral port, backed by a real SandboxPool (the process backend unless
+ * `backend` says docker), for end-to-end MCP tests. close() shuts the app (releasing every lease) and then the pool.
  */
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildServer } from '../../src/http/build-server.js';
 import type { PrincipalResolver } from '../../src/http/principal.js';
-import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
+import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
 import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 export interface TestServerOptions {
+  /** Backend of the general sandboxes (python, bash, files). Default: process. */
+  backend?: 'process' | 'docker';
   token?: string;
   idleTtlMs?: number;
   bodyLimitBytes?: number;
@@ -28,15 +30,16 @@ export interface TestServer {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const flags: Record<string, unknown> = { host: '127.0.0.1', port: 0, backend: 'process' };
+  const backend = options.backend ?? 'process';
+  const flags: Record<string, unknown> = { host: '127.0.0.1', port: 0, backend };
   if (options.token) flags.token = options.token;
   if (options.idleTtlMs) flags.idleTtlMs = options.idleTtlMs;
   const config = loadConfig({ env: {}, flags });
   const effective = options.bodyLimitBytes ? { ...config, server: { ...config.server, bodyLimitBytes: options.bodyLimitBytes } } : config;
-  const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
+  const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: backend === 'docker' ? 120_000 : 30_000 });
   const app = buildServer(effective, {
-    environments: buildToolCatalog({ wiki: smallWikiIndex() }),
-    sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
+    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
+    sandboxSource: poolSandboxSource(pool, { general: { backend }, javascript: { backend: 'isolate' } }),
     pool,
     ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),
   });

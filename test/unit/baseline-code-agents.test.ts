@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { python3Available } from '../helpers/test-gates.js';
 import { builtInAgentNotes, builtInAgents } from '../../src/runner/agents/baseline/baseline-agents.js';
 import { EmptyCodeAgent } from '../../src/runner/agents/baseline/baseline-empty-code-agent.js';
 import { OracleCodeAgent } from '../../src/runner/agents/baseline/oracle-code-agent.js';
@@ -13,7 +13,7 @@ import { FakeWorkspaceTools } from './baseline-fake-workspace-tools.js';
 
 const fixtures = new URL('../fixtures/code/', import.meta.url).pathname;
 const problems = ['humaneval-tiny.jsonl', 'mbpp-tiny.jsonl', 'sanitized-mbpp-tiny.json'].flatMap((file) => loadCodeProblems(`${fixtures}${file}`));
-const python3Works = spawnSync('bash', ['-c', 'python3 --version && timeout --version'], { stdio: 'ignore' }).status === 0;
+const python3Works = python3Available();
 const environment = createPythonCodeEnvironment();
 let workspaces: FakeWorkspaceTools[] = [];
 afterEach(() => {

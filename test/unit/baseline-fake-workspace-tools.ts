@@ -13,6 +13,8 @@ export class FakeWorkspaceTools implements ToolAccess {
   readonly tools: ToolInfo[] = ['read_file', 'write_file', 'bash'].map((name) => ({ name, description: name, inputSchema: {} }));
   readonly directory = mkdtempSync(join(tmpdir(), 'corral-workspace-'));
   readonly calls: { name: string; args: Record<string, unknown> }[] = [];
+  /** What each bash call returned, in call order. */
+  readonly bashOutcomes: ToolOutcome[] = [];
 
   async call(name: string, args: Record<string, unknown>): Promise<ToolOutcome> {
     this.calls.push({ name, args });
@@ -29,7 +31,11 @@ export class FakeWorkspaceTools implements ToolAccess {
       writeFileSync(path, String(args.content ?? ''));
       return { text: `wrote ${String(args.path)}`, structuredContent: { path: String(args.path) }, isError: false };
     }
-    if (name === 'bash') return this.bash(String(args.command ?? ''), Number(args.timeout_s ?? 30));
+    if (name === 'bash') {
+      const outcome = await this.bash(String(args.command ?? ''), Number(args.timeout_s ?? 30));
+      this.bashOutcomes.push(outcome);
+      return outcome;
+    }
     return { text: `Error: unknown tool ${name}`, isError: true };
   }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
 import { BaselineWikiAgent } from '../../src/runner/agents/baseline/baseline-wiki-agent.js';
 import { builtInAgents } from '../../src/runner/agents/baseline/baseline-agents.js';
 import { analyseQuestion } from '../../src/runner/agents/baseline/baseline-question-analysis.js';
@@ -100,11 +101,12 @@ describe('BaselineWikiAgent', () => {
   });
 });
 
-const dataDir = process.env.CORRAL_DATA_DIR;
+const DEV_CORPORA = ['squad-v1.1-dev', 'hotpotqa-dev-distractor-first53', 'wikitext-2-raw-test'];
+const dataDir = dataDirectoryWith([...DEV_CORPORA.map((name) => `wiki/${name}/pages.jsonl`), 'qa/squad-v1.1-dev/dev.jsonl']);
 
 describe.skipIf(!dataDir)('BaselineWikiAgent on the dev split (CORRAL_DATA_DIR)', () => {
   it('reaches a useful exact match on the first 300 dev questions (fake BM25 server over every corpus)', async () => {
-    const pages = ['squad-v1.1-dev', 'hotpotqa-dev-distractor-first53', 'wikitext-2-raw-test'].flatMap((name) => readPages(join(dataDir!, 'wiki', name, 'pages.jsonl')));
+    const pages = DEV_CORPORA.flatMap((name) => readPages(join(dataDir!, 'wiki', name, 'pages.jsonl')));
     const tools = new FakeWikiTools(pages);
     const questions = loadQuestions(join(dataDir!, 'qa/squad-v1.1-dev/dev.jsonl')).slice(0, 300);
     let exact = 0;

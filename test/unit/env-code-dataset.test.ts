@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
 import { CorralError } from '../../src/core/errors.js';
 import { codeDataset, loadCodeProblems } from '../../src/runner/environments/python-code/code-dataset.js';
 import { testedFunction } from '../../src/runner/environments/python-code/mbpp-examples.js';
 import { createPythonCodeEnvironment } from '../../src/runner/environments/index.js';
 
 const fixtures = new URL('../fixtures/code/', import.meta.url).pathname;
-const dataDir = process.env.CORRAL_DATA_DIR;
+const dataDir = dataDirectoryWith(['humaneval/HumanEval.jsonl', 'mbpp/mbpp.jsonl', 'mbpp/sanitized-mbpp.json']);
 
 describe('code dataset loaders', () => {
   it('HumanEval: prompt shows the signature; answer is prompt + canonical solution; info carries the tests', () => {

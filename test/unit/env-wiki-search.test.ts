@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
 import { CorralError } from '../../src/core/errors.js';
 import { createWikiSearchEnvironment, defaultCorpusPaths, resolveCorpusPaths } from '../../src/runner/environments/index.js';
 import { loadQuestions, questionDataset } from '../../src/runner/environments/wiki-search/question-dataset.js';
 
 const fixtures = new URL('../fixtures/runner/', import.meta.url).pathname;
-const dataDir = process.env.CORRAL_DATA_DIR;
+const dataDir = dataDirectoryWith(['wiki/squad-v1.1-dev/pages.jsonl', 'qa/squad-v1.1-dev/dev.jsonl']);
 
 describe('wiki-search questions', () => {
   it('reads question, answer, answers and page_id; the answer list defaults to the answer', () => {

@@ -1,17 +1,13 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
 import { discoverCorpusSources, loadCorpora } from '../../src/wiki-search/corpus-sources.js';
 import { loadRecallQuestions, measureRecall } from '../../benchmarks/recall.js';
 import { TitleOnlyMatcher } from '../../benchmarks/title-only-matcher.js';
 import { WikiIndex } from '../../src/wiki-search/wiki-index.js';
 
-// The real corpus is read from CORRAL_DATA_DIR (CI sets it). On a laptop without it the test skips
-// loudly; under CI=true a missing data directory fails instead of skipping.
-const dataDir = process.env.CORRAL_DATA_DIR;
-if (!dataDir) {
-  if (process.env.CI) throw new Error('[corral tests] CORRAL_DATA_DIR is not set (CI=true: refusing to skip the real-corpus recall test)');
-  console.warn('[corral tests] CORRAL_DATA_DIR is not set; SKIPPING the wiki real-corpus recall test');
-}
+// The real corpus is read from CORRAL_DATA_DIR (CI sets it): skipped loudly on a laptop without it, a failure under CI=true.
+const dataDir = dataDirectoryWith(['wiki', 'qa/squad-v1.1-dev/dev.jsonl']);
 
 describe.runIf(Boolean(dataDir))('wiki search on the real corpus (CORRAL_DATA_DIR)', () => {
   let index: WikiIndex;
