@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { isProcessAlive } from './process-alive.js';
 
 /**
  * Identifies this corral process on labels of everything it creates, as `<host>:<pid>:<startMs>`, so the reaper
@@ -14,10 +15,5 @@ export function isOwnerAlive(ownerId: string): boolean {
   if (host !== hostname()) return true;
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isProcessAlive(pid);
 }

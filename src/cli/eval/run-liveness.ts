@@ -4,6 +4,7 @@
  * one whose process is alive on this host must not be resumed alongside it.
  */
 import { hostname } from 'node:os';
+import { isProcessAlive } from '../../core/process-alive.js';
 
 export interface RunWriter {
   pid: number;
@@ -19,14 +20,6 @@ export function runLiveness(metadata: Record<string, unknown> | null): RunLivene
   const writer = { pid: Number(metadata.pid), hostname: String(metadata.hostname ?? '') };
   if (!Number.isInteger(writer.pid) || writer.pid <= 0) return { state: 'interrupted', writer };
   if (writer.hostname !== hostname()) return { state: 'unknown', writer };
-  return processAlive(writer.pid) && writer.pid !== process.pid ? { state: 'active', writer } : { state: 'interrupted', writer };
+  return isProcessAlive(writer.pid) && writer.pid !== process.pid ? { state: 'active', writer } : { state: 'interrupted', writer };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

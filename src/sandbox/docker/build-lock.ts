@@ -2,6 +2,7 @@ import { open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '../../core/abort.js';
+import { isProcessAlive } from '../../core/process-alive.js';
 
 /**
  * A host-wide lock file so two processes (say, two test files starting at once) never debootstrap the same
@@ -42,10 +43,5 @@ async function lockHolderAlive(lockPath: string): Promise<boolean> {
     const modifiedMs = (await stat(lockPath).catch(() => undefined))?.mtimeMs ?? 0;
     return Date.now() - modifiedMs < 5_000;
   }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isProcessAlive(pid);
 }
