@@ -64,6 +64,10 @@ for (const backend of BACKENDS) {
           expect((await callTool(client, 'read_file', { path: 'cell.txt' })).structuredContent).toMatchObject({ content: `written over ${transport}\n` });
           expect((await callTool(client, 'bash', { command: 'cat cell.txt' })).structuredContent.stdout).toBe(`written over ${transport}\n`);
 
+          // The cell's backend is the one serving: Docker puts /.dockerenv in every container, bubblewrap does not.
+          const where = await callTool(client, 'bash', { command: 'test -f /.dockerenv && echo docker || echo not-docker' });
+          expect(where.structuredContent.stdout).toBe(backend === 'docker' ? 'docker\n' : 'not-docker\n');
+
           const failed = await callTool(client, 'bash', { command: 'echo broken >&2; exit 7' });
           expect(failed.isError).toBe(true);
           expect(failed.structuredContent).toMatchObject({ exit_code: 7, stderr: 'broken\n' });
