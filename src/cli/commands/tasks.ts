@@ -18,6 +18,29 @@ export function registerTasksCommand(program: Command): void {
       if (!report.ok) process.exitCode = 2;
     });
   tasks
+    .command('build <dir>')
+    .description('build the image of every task (FROM lines through the base-image map; skipped when the content-hash tag exists); exit 2 when any fails')
+    .option('--base-image-map <file>', 'JSON {"pattern": "local-image"} entries tried before the built-in FROM map')
+    .option('--logs <dir>', 'where build logs are kept', 'corral-task-builds')
+    .option('--concurrency <n>', 'builds at once', (value) => Number.parseInt(value, 10), 2)
+    .option('--force', 'rebuild even when the content-hash tag exists')
+    .action(async (directory: string, options: { baseImageMap?: string; logs: string; concurrency: number; force?: boolean }) => {
+      const { loadTaskDataset } = await import('../../terminal/dataset-loader.js');
+      const { loadBaseImageMap } = await import('../../terminal/base-image-map.js');
+      const { buildTaskImages } = await import('../../terminal/task-image-builder.js');
+      const { openDockerConnection } = await import('../../sandbox/docker/docker-connection.js');
+      const dataset = await loadTaskDataset(directory);
+      const connection = openDockerConnection();
+      try {
+        const log = (line: string) => process.stderr.write(`[tasks] ${line}\n`);
+        const results = await buildTaskImages(dataset.tasks, { docker: connection.docker, map: await loadBaseImageMap(options.baseImageMap), logDirectory: options.logs, concurrency: options.concurrency, force: options.force === true, log });
+        for (const result of results) process.stdout.write(`${result.task}: ${result.status}${result.image ? ` ${result.image}` : ''}${result.error ? ` ${result.error.code}` : ''}\n`);
+        if (dataset.failures.length > 0 || results.some((result) => result.status === 'failed')) process.exitCode = 2;
+      } finally {
+        connection.close();
+      }
+    });
+  tasks
     .command('migrate <in> <out>')
     .description('write the Harbor form of Terminal-Bench v1 task folders to <out>/<task>/ (as harbor task migrate maps them)')
     .action(async (input: string, output: string) => {

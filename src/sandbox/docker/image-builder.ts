@@ -21,6 +21,8 @@ export interface BuildImagesOptions {
   dockerSocketPath?: string;
   /** Debian mirror for the offline build (default: $CORRAL_DEBIAN_MIRROR or deb.debian.org). */
   mirror?: string;
+  /** Which images (default IMAGE_DEFINITIONS: the sandbox images; TASK_BASE_IMAGE_DEFINITIONS are the terminal task bases). */
+  definitions?: readonly ImageDefinition[];
 }
 
 export interface ImageBuildResult {
@@ -43,7 +45,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Ima
   const connection = openDockerConnection({ socketPath: options.dockerSocketPath });
   try {
     const results: ImageBuildResult[] = [];
-    for (const definition of IMAGE_DEFINITIONS) {
+    for (const definition of options.definitions ?? IMAGE_DEFINITIONS) {
       results.push(await withBuildLock(definition.name, () => buildOne(connection.docker, definition, options, log), log));
     }
     return results;

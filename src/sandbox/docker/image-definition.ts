@@ -9,16 +9,29 @@ import { projectRoot } from './project-root.js';
  */
 export const IMAGE_BUILDER_VERSION = 1;
 export const DEBIAN_SUITE = 'bookworm';
+/** Like IMAGE_BUILDER_VERSION, for what the offline builder does to task bases only (corral/python keeps its hash). */
+export const TASK_BASE_BUILDER_VERSION = 2;
 
 export interface ImageDefinition {
   /** Short name, also the folder under images/. */
   name: string;
   /** Repository part of the tags, e.g. corral/python (tags: latest and the content hash). */
   repository: string;
+  /**
+   * sandbox (default): runs the agent as its CMD, user 1000, /workspace. task-base: a FROM base for
+   * terminal task Dockerfiles: root, WORKDIR /, apt state kept so `RUN apt-get install` works, the agent
+   * in /opt/corral/agent but not started.
+   */
+  profile?: 'sandbox' | 'task-base';
 }
 
 export const PYTHON_IMAGE: ImageDefinition = { name: 'python', repository: 'corral/python' };
 export const IMAGE_DEFINITIONS: readonly ImageDefinition[] = [PYTHON_IMAGE];
+/** Bases that terminal task Dockerfiles are rewritten onto (src/terminal/base-image-map.ts names them). */
+export const TASK_BASE_IMAGE_DEFINITIONS: readonly ImageDefinition[] = [
+  { name: 'task-debian', repository: 'corral/task-debian', profile: 'task-base' },
+  { name: 'task-python', repository: 'corral/task-python', profile: 'task-base' },
+];
 
 export const latestTag = (definition: ImageDefinition) => `${definition.repository}:latest`;
 export const hashTag = (definition: ImageDefinition, contentHash: string) => `${definition.repository}:${contentHash}`;
@@ -52,6 +65,8 @@ export async function listAgentFiles(): Promise<string[]> {
 export async function imageContentHash(definition: ImageDefinition): Promise<string> {
   const hash = createHash('sha256');
   hash.update(`builder:${IMAGE_BUILDER_VERSION}\nsuite:${DEBIAN_SUITE}\n`);
+  // Only task bases hash their profile, so corral/python keeps the hash (and the built image) it had.
+  if (definition.profile === 'task-base') hash.update(`profile:task-base:${TASK_BASE_BUILDER_VERSION}\n`);
   hash.update(`packages:${(await readPackageList(definition)).join(',')}\n`);
   hash.update(`dockerfile:${await readFile(join(imageDirectory(definition), 'Dockerfile'), 'utf8')}\n`);
   for (const file of await listAgentFiles()) {

@@ -14,6 +14,9 @@ export const DEFAULT_DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 /** Paths removed from the rootfs: documentation, translations and apt state a sandbox never needs. */
 const STRIPPED_PATHS = ['usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/lintian', 'var/cache/apt', 'var/lib/apt/lists', 'var/log', 'var/cache/debconf'];
 
+/** What a task base keeps of STRIPPED_PATHS: apt and dpkg write there during a task's `RUN apt-get`. */
+const TASK_BASE_KEPT_PATHS = ['var/lib/apt/lists', 'var/log', 'var/cache/debconf'];
+
 export interface OfflineBuildOptions {
   docker: Docker;
   contentHash: string;
@@ -36,7 +39,7 @@ export async function buildImageOffline(definition: ImageDefinition, options: Of
   const rootfs = join(workDirectory, 'rootfs');
   try {
     await debootstrap(rootfs, packages, options);
-    await prepareRootfs(rootfs, options.log);
+    await prepareRootfs(rootfs, options.log, definition.profile ?? 'sandbox');
     await importRootfs(definition, rootfs, options);
   } finally {
     await rm(workDirectory, { recursive: true, force: true });
@@ -67,20 +70,27 @@ async function debootstrap(rootfs: string, packages: string[], options: OfflineB
   }
 }
 
-async function prepareRootfs(rootfs: string, log: (line: string) => void): Promise<void> {
-  log('stripping docs and caches; adding user sandbox (1000), /workspace and the agent');
-  for (const path of STRIPPED_PATHS) {
+async function prepareRootfs(rootfs: string, log: (line: string) => void, profile: 'sandbox' | 'task-base'): Promise<void> {
+  log(profile === 'task-base' ? 'stripping docs and debootstrap downloads; adding the agent' : 'stripping docs and caches; adding user sandbox (1000), /workspace and the agent');
+  // A task base keeps apt's and dpkg's state: task Dockerfiles run apt-get on top of it.
+  const stripped = profile === 'task-base' ? STRIPPED_PATHS.filter((path) => !TASK_BASE_KEPT_PATHS.includes(path)) : STRIPPED_PATHS;
+  for (const path of stripped) {
     await rm(join(rootfs, path), { recursive: true, force: true });
     await mkdir(join(rootfs, path), { recursive: true });
   }
+  // debootstrap's downloaded .debs go; apt wants archives/partial back before its first download.
+  if (profile === 'task-base') await mkdir(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
   // debootstrap leaves the build host's resolver and hostname; Docker mounts its own over them.
   await writeFile(join(rootfs, 'etc/resolv.conf'), '');
   await writeFile(join(rootfs, 'etc/hostname'), 'sandbox\n');
-  await addSandboxUser(rootfs);
-  const workspace = join(rootfs, SANDBOX_WORKSPACE);
-  await mkdir(workspace, { recursive: true });
-  await chown(workspace, 1000, 1000);
-  await chmod(workspace, 0o755);
+  // A task base gets no uid 1000 and no /workspace: task Dockerfiles create their own users (ubuntu:24.04 style).
+  if (profile === 'sandbox') {
+    await addSandboxUser(rootfs);
+    const workspace = join(rootfs, SANDBOX_WORKSPACE);
+    await mkdir(workspace, { recursive: true });
+    await chown(workspace, 1000, 1000);
+    await chmod(workspace, 0o755);
+  }
   const agentTarget = join(rootfs, 'opt/corral/agent');
   await mkdir(agentTarget, { recursive: true });
   await cp(agentSourceDirectory(), agentTarget, { recursive: true, filter: (source) => !/__pycache__|\.pyc$/.test(source) });
@@ -100,6 +110,9 @@ async function addSandboxUser(rootfs: string): Promise<void> {
 
 /** Dockerfile-equivalent config applied at import (`docker import --change`). */
 function importChanges(definition: ImageDefinition, contentHash: string): string[] {
+  const label = `LABEL ${IMAGE_LABEL_KIND}=${definition.name} ${IMAGE_LABEL_HASH}=${contentHash} ${IMAGE_LABEL_BUILDER}=offline-${IMAGE_BUILDER_VERSION}`;
+  // A task base looks like the public base it stands in for (root, /, a shell); the trial starts the agent itself.
+  if (definition.profile === 'task-base') return ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'ENV LANG=C.UTF-8', 'WORKDIR /', label, 'CMD ["bash"]'];
   const command = agentCommand(0).slice(0, -2);
   return [
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
