@@ -18,14 +18,18 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  /** Answers a recognised plain tools/call without the SDK transport; undefined: take the normal path. */
-  async function fastCall(entry: ToolCatalogEntry, request: FastifyRequest, reply: FastifyReply, principal: string, handleId?: string): Promise<FastifyReply | undefined> {
+  /**
+   * Answers a recognised plain tools/call without the SDK transport. False: take the normal path. (A boolean, not
+   * the reply: a FastifyReply is thenable, so an async function returning one resolves to undefined.)
+   */
+  async function answeredFast(entry: ToolCatalogEntry, request: FastifyRequest, reply: FastifyReply, principal: string, handleId?: string): Promise<boolean> {
     const fast = fastToolCallRequest(request, handleId);
     const answered = fast && quotas.runAs(principal, () => host.fastToolCall(entry, fast.target, principal, fast.message, disconnectSignal(reply)));
-    if (!fast || !answered) return undefined;
+    if (!fast || !answered) return false;
     const body = JSON.stringify(await answered);
     if ('sessionId' in fast.target) reply.header('mcp-session-id', fast.target.sessionId);
-    return reply.header('content-type', 'application/json').send(body);
+    void reply.header('content-type', 'application/json').send(body);
+    return true;
   }
 
   app.route<{ Params: { env: string } }>({
@@ -35,8 +39,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
       const principal = resolvePrincipal(request.headers, request.ip);
-      const fast = await fastCall(environment, request, reply, principal);
-      if (fast !== undefined) return fast;
+      if (await answeredFast(environment, request, reply, principal)) return reply;
       // An initialize without a session id opens a 2025-era session: held as pending until the store counts it.
       const releaseSession = opensSession(request) ? quotas.take('maxSessionsPerPrincipal', principal, host.ownedBy(principal).legacySessions) : undefined;
       try {
@@ -54,8 +57,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const environment = host.environment(request.params.env);
       if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}`));
       const principal = resolvePrincipal(request.headers, request.ip);
-      const fast = await fastCall(environment, request, reply, principal, request.params.id);
-      if (fast !== undefined) return fast;
+      if (await answeredFast(environment, request, reply, principal, request.params.id)) return reply;
       const response = await quotas.runAs(principal, () => host.handleSandboxRequest(environment, request.params.id, toWebRequest(request, reply), principal));
       if (!response) return reply.code(404).send(jsonRpcErrorBody(`no sandbox ${request.params.id} for environment ${request.params.env}`));
       return reply.send(response);

@@ -57,10 +57,13 @@ describe.skipIf(!processBackend)(`tools/call fast path ${cites('HTTP-FAST-CALL')
     // A progress token keeps this call on the SDK transport (an SSE stream); the plain call after it takes the fast path.
     const viaSdk = await onHandle(9, { name: 'python', arguments: { code: 'y = 41' }, _meta: { progressToken: 'p2' } });
     expect(viaSdk.headers['content-type']).toContain('text/event-stream');
-    const fast = await onHandle(10, { name: 'python', arguments: { code: 'y + 1' } });
+    const fast = await onHandle(10, { name: 'python', arguments: { code: 'y += 1\ny' } });
     expect(fast.headers['content-type']).toContain('application/json');
     expect(fast.headers['mcp-session-id']).toBeUndefined();
     expect(fast.json).toMatchObject({ jsonrpc: '2.0', id: 10, result: { structuredContent: { value: '42' } } });
+    // Answered once: a call the fast path answered must not run again on the SDK path.
+    const after = await onHandle(13, { name: 'python', arguments: { code: 'y' }, _meta: { progressToken: 'p3' } });
+    expect(after.json).toMatchObject({ id: 13, result: { structuredContent: { value: '42' } } });
     const unknown = await onHandle(11, { name: 'no_such_tool', arguments: {} });
     expect(unknown.json).toMatchObject({ id: 11, error: { code: -32602 } });
     const missing = await postJsonRpc(server.port, '/mcp/python/hdl_000000000000', { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } }, VERSION);
