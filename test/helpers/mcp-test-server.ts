@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildServer } from '../../src/http/build-server.js';
 import type { PrincipalResolver } from '../../src/http/principal.js';
-import { buildEnvironmentCatalog } from '../../src/mcp/environments.js';
+import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
 import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
@@ -38,7 +38,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const effective = options.bodyLimitBytes ? { ...config, server: { ...config.server, bodyLimitBytes: options.bodyLimitBytes } } : config;
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: backend === 'docker' ? 120_000 : 30_000 });
   const app = buildServer(effective, {
-    environments: buildEnvironmentCatalog({ wiki: smallWikiIndex() }),
+    environments: buildToolCatalog({ wiki: smallWikiIndex() }),
     sandboxSource: poolSandboxSource(pool, { general: { backend }, javascript: { backend: 'isolate' } }),
     pool,
     ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),
