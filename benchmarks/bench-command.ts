@@ -31,7 +31,9 @@ export function registerBenchSubcommands(bench: Command): void {
 
   bench
     .command('mcp')
-    .description('MCP calls/s over Streamable HTTP (vs an SDK-example server and a bare fastify route) and WebSocket, python round trips, memory per idle session')
+    .description(
+      'MCP calls/s over Streamable HTTP (vs an SDK-example server and a bare fastify route) and WebSocket, python round trips, memory per idle session',
+    )
     .option('--json', 'print only the JSON array of figures on stdout')
     .option('--only <parts>', 'comma-separated subset of http,ws,python,sessions')
     .option('--backend <name>', 'sandbox backend for the python figure: process | docker', 'process')
@@ -42,27 +44,41 @@ export function registerBenchSubcommands(bench: Command): void {
     .option('--ws-connections <n>', 'WebSocket connections', '8')
     .option('--ws-inflight <n>', 'calls in flight per WebSocket connection', '64')
     .option('--sessions <n>', 'idle MCP sessions held for the memory figure', '2000')
-    .action(async (options: { json?: boolean; only?: string; backend: string; image: string; clients: string; rounds: string; roundMs: string; wsConnections: string; wsInflight: string; sessions: string }) => {
-      if (options.backend !== 'process' && options.backend !== 'docker') throw new CorralError('CFG_ERR_INVALID', `--backend must be process or docker, got ${options.backend}`);
-      const { MCP_BENCH_PARTS, runMcpBench } = await import('./mcp-bench.js');
-      const figures = await runMcpBench({
-        parts: chooseParts(options.only, MCP_BENCH_PARTS),
-        backend: options.backend,
-        image: options.image,
-        clients: positive(options.clients, '--clients'),
-        rounds: positive(options.rounds, '--rounds'),
-        roundMs: positive(options.roundMs, '--round-ms'),
-        wsConnections: positive(options.wsConnections, '--ws-connections'),
-        wsInflight: positive(options.wsInflight, '--ws-inflight'),
-        sessions: positive(options.sessions, '--sessions'),
-        log,
-      });
-      print(
-        figures,
-        options.json === true,
-        'mcp: throughput = median over interleaved rounds (servers in this process, undici/ws load generators in a child process, 500 ms warm-up per round); python = median of sequential calls in alternating blocks; sessions = heap+external growth after forced GC in a child server, per session.',
-      );
-    });
+    .action(
+      async (options: {
+        json?: boolean;
+        only?: string;
+        backend: string;
+        image: string;
+        clients: string;
+        rounds: string;
+        roundMs: string;
+        wsConnections: string;
+        wsInflight: string;
+        sessions: string;
+      }) => {
+        if (options.backend !== 'process' && options.backend !== 'docker')
+          throw new CorralError('CFG_ERR_INVALID', `--backend must be process or docker, got ${options.backend}`);
+        const { MCP_BENCH_PARTS, runMcpBench } = await import('./mcp-bench.js');
+        const figures = await runMcpBench({
+          parts: chooseParts(options.only, MCP_BENCH_PARTS),
+          backend: options.backend,
+          image: options.image,
+          clients: positive(options.clients, '--clients'),
+          rounds: positive(options.rounds, '--rounds'),
+          roundMs: positive(options.roundMs, '--round-ms'),
+          wsConnections: positive(options.wsConnections, '--ws-connections'),
+          wsInflight: positive(options.wsInflight, '--ws-inflight'),
+          sessions: positive(options.sessions, '--sessions'),
+          log,
+        });
+        print(
+          figures,
+          options.json === true,
+          'mcp: throughput = median over interleaved rounds (servers in this process, undici/ws load generators in a child process, 500 ms warm-up per round); python = median of sequential calls in alternating blocks; sessions = heap+external growth after forced GC in a child server, per session.',
+        );
+      },
+    );
 
   bench
     .command('search')
@@ -74,7 +90,11 @@ export function registerBenchSubcommands(bench: Command): void {
       const dataDir = requireDataDir(options.dataDir);
       const { runSearchBench } = await import('./search-bench.js');
       const figures = await runSearchBench({ dataDir, syntheticPageCount: Number(options.syntheticPages), log });
-      print(figures, options.json === true, 'search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process.');
+      print(
+        figures,
+        options.json === true,
+        'search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process.',
+      );
     });
 
   bench
@@ -88,27 +108,38 @@ export function registerBenchSubcommands(bench: Command): void {
     .option('--image <image>', 'sandbox image for HumanEval and its docker run peer', 'corral/python:latest')
     .option('--concurrency <n>', 'HumanEval problems graded at once (runner and peer alike)', '16')
     .option('--limit <n>', 'baseline: first N dev questions (default: all 2,454)')
-    .action(async (options: { json?: boolean; dataDir?: string; only?: string; rollouts: string; repeats: string; image: string; concurrency: string; limit?: string }) => {
-      const dataDir = requireDataDir(options.dataDir);
-      const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('./runner-bench.js');
-      const figures = await runRunnerBench({
-        dataDir,
-        openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
-        parts: chooseParts(options.only, RUNNER_BENCH_PARTS),
-        rollouts: positive(options.rollouts, '--rollouts'),
-        repeats: positive(options.repeats, '--repeats'),
-        image: options.image,
-        humanEvalConcurrency: positive(options.concurrency, '--concurrency'),
-        baselineLimit: options.limit === undefined ? undefined : positive(options.limit, '--limit'),
-        baselineConcurrency: 32,
-        log,
-      });
-      print(
-        figures,
-        options.json === true,
-        'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
-      );
-    });
+    .action(
+      async (options: {
+        json?: boolean;
+        dataDir?: string;
+        only?: string;
+        rollouts: string;
+        repeats: string;
+        image: string;
+        concurrency: string;
+        limit?: string;
+      }) => {
+        const dataDir = requireDataDir(options.dataDir);
+        const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('./runner-bench.js');
+        const figures = await runRunnerBench({
+          dataDir,
+          openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
+          parts: chooseParts(options.only, RUNNER_BENCH_PARTS),
+          rollouts: positive(options.rollouts, '--rollouts'),
+          repeats: positive(options.repeats, '--repeats'),
+          image: options.image,
+          humanEvalConcurrency: positive(options.concurrency, '--concurrency'),
+          baselineLimit: options.limit === undefined ? undefined : positive(options.limit, '--limit'),
+          baselineConcurrency: 32,
+          log,
+        });
+        print(
+          figures,
+          options.json === true,
+          'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
+        );
+      },
+    );
 }
 
 /** The tool wiring `corral eval` uses (startToolRuntime + in-process MCP sessions), for the runner benches. */

@@ -7,7 +7,15 @@ import { Client } from 'undici';
 import { type Figure, round } from './figure.js';
 import type { CorralBenchServer } from './mcp-bench-server.js';
 import { median, sampleMs } from './measure.js';
-import { INITIALIZED_NOTIFICATION, MCP_POST_HEADERS, decodeReply, initializeMessage, isSuccessfulCall, sessionHeaders, toolCallMessage } from './load/mcp-wire.js';
+import {
+  INITIALIZED_NOTIFICATION,
+  MCP_POST_HEADERS,
+  decodeReply,
+  initializeMessage,
+  isSuccessfulCall,
+  sessionHeaders,
+  toolCallMessage,
+} from './load/mcp-wire.js';
 
 const BLOCKS = 10;
 const CALLS_PER_BLOCK = 20;
@@ -52,7 +60,11 @@ export async function pythonRoundTripFigures(corral: CorralBenchServer, log: (li
       },
     ];
   } finally {
-    if (sessionId) await client.request({ method: 'DELETE', path, headers: sessionHeaders(sessionId) }).then((response) => response.body.dump(), () => undefined);
+    if (sessionId)
+      await client.request({ method: 'DELETE', path, headers: sessionHeaders(sessionId) }).then(
+        (response) => response.body.dump(),
+        () => undefined,
+      );
     await lease.release();
     await client.close();
   }

@@ -21,15 +21,23 @@ export interface CorralBenchServer extends ListeningServer {
 
 export async function startCorralBenchServer(options: { backend: 'process' | 'docker'; image?: string }): Promise<CorralBenchServer> {
   const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: options.backend } });
-  const generalSpec: SandboxSpecInput = options.backend === 'docker' ? { backend: 'docker', image: options.image ?? config.sandbox.image } : { backend: 'process' };
+  const generalSpec: SandboxSpecInput =
+    options.backend === 'docker' ? { backend: 'docker', image: options.image ?? config.sandbox.image } : { backend: 'process' };
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
   // One principal (the loopback address) opens every session and handle of the bench: no per-principal quota applies.
-  const unlimited = { maxSessionsPerPrincipal: Number.MAX_SAFE_INTEGER, maxHandlesPerPrincipal: Number.MAX_SAFE_INTEGER, maxLeasedSandboxesPerPrincipal: Number.MAX_SAFE_INTEGER };
-  const app = buildServer({ ...config, server: { ...config.server, ...unlimited } }, {
-    environments: buildToolCatalog({ wiki: smallWikiIndex() }),
-    sandboxSource: poolSandboxSource(pool, { general: generalSpec, javascript: { backend: 'isolate' } }),
-    pool,
-  });
+  const unlimited = {
+    maxSessionsPerPrincipal: Number.MAX_SAFE_INTEGER,
+    maxHandlesPerPrincipal: Number.MAX_SAFE_INTEGER,
+    maxLeasedSandboxesPerPrincipal: Number.MAX_SAFE_INTEGER,
+  };
+  const app = buildServer(
+    { ...config, server: { ...config.server, ...unlimited } },
+    {
+      environments: buildToolCatalog({ wiki: smallWikiIndex() }),
+      sandboxSource: poolSandboxSource(pool, { general: generalSpec, javascript: { backend: 'isolate' } }),
+      pool,
+    },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...originOf(app.server),

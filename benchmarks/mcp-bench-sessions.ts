@@ -45,7 +45,9 @@ async function bytesPerSession(kind: 'corral' | 'sdk', sessions: number, log: (l
     const after = await worker.request<MemoryReading>({ type: 'measure' });
     const held = after.sessions - before.sessions;
     if (held !== sessions) throw new Error(`${kind} holds ${held} new sessions, expected ${sessions}`);
-    log(`sessions ${kind}: ${after.sessions} held; heap ${Math.round(before.heapUsed / 2 ** 20)} -> ${Math.round(after.heapUsed / 2 ** 20)} MiB, rss ${Math.round(before.rss / 2 ** 20)} -> ${Math.round(after.rss / 2 ** 20)} MiB`);
+    log(
+      `sessions ${kind}: ${after.sessions} held; heap ${Math.round(before.heapUsed / 2 ** 20)} -> ${Math.round(after.heapUsed / 2 ** 20)} MiB, rss ${Math.round(before.rss / 2 ** 20)} -> ${Math.round(after.rss / 2 ** 20)} MiB`,
+    );
     return { heap: (after.heapUsed + after.external - before.heapUsed - before.external) / sessions, rss: (after.rss - before.rss) / sessions };
   } finally {
     await pool.close();
@@ -58,7 +60,22 @@ export async function sessionMemoryFigures(sessions: number, log: (line: string)
   const peer = await bytesPerSession('sdk', sessions, log);
   const kib = (bytes: number) => round(bytes / 1024, 1);
   return [
-    { name: 'mcp.sessions.idle_bytes', value: kib(ours.heap), unit: 'KiB/session', peer: 'SDK example server', peerValue: kib(peer.heap), ratio: round(peer.heap / ours.heap, 2), target: `<= 50 (heap+external after GC, ${sessions} sessions)` },
-    { name: 'mcp.sessions.idle_rss', value: kib(ours.rss), unit: 'KiB/session', peer: 'SDK example server', peerValue: kib(peer.rss), ratio: round(peer.rss / ours.rss, 2) },
+    {
+      name: 'mcp.sessions.idle_bytes',
+      value: kib(ours.heap),
+      unit: 'KiB/session',
+      peer: 'SDK example server',
+      peerValue: kib(peer.heap),
+      ratio: round(peer.heap / ours.heap, 2),
+      target: `<= 50 (heap+external after GC, ${sessions} sessions)`,
+    },
+    {
+      name: 'mcp.sessions.idle_rss',
+      value: kib(ours.rss),
+      unit: 'KiB/session',
+      peer: 'SDK example server',
+      peerValue: kib(peer.rss),
+      ratio: round(peer.rss / ours.rss, 2),
+    },
   ];
 }

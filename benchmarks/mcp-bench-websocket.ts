@@ -44,7 +44,12 @@ export async function webSocketThroughputFigures(corral: CorralBenchServer, opti
     await worker.stop();
   }
   return [
-    { name: 'mcp.ws.calls_per_s', value: Math.round(median(rates)), unit: 'calls/s', target: `>= 15000 (${options.connections} connections x ${options.inflightPerConnection} in flight)` },
+    {
+      name: 'mcp.ws.calls_per_s',
+      value: Math.round(median(rates)),
+      unit: 'calls/s',
+      target: `>= 15000 (${options.connections} connections x ${options.inflightPerConnection} in flight)`,
+    },
     { name: 'mcp.ws.errors', value: errors, unit: 'errors', target: '0' },
   ];
 }

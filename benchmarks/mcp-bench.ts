@@ -41,7 +41,15 @@ export async function runMcpBench(options: McpBenchOptions): Promise<Figure[]> {
     }
     if (wanted('ws')) {
       options.log(`ws: ${options.wsConnections} connections x ${options.wsInflight} calls in flight`);
-      figures.push(...(await webSocketThroughputFigures(corral, { connections: options.wsConnections, inflightPerConnection: options.wsInflight, rounds: options.rounds, roundMs: options.roundMs, log: options.log })));
+      figures.push(
+        ...(await webSocketThroughputFigures(corral, {
+          connections: options.wsConnections,
+          inflightPerConnection: options.wsInflight,
+          rounds: options.rounds,
+          roundMs: options.roundMs,
+          log: options.log,
+        })),
+      );
     }
     if (wanted('python')) {
       options.log(`python: round trips on the ${options.backend} backend`);

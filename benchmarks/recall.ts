@@ -50,7 +50,9 @@ export async function loadRecallQuestions(path: string, limit = Infinity): Promi
     }
     const goldPageIds = goldPagesOf(record);
     if (typeof record.question !== 'string' || goldPageIds === null) {
-      throw new CorralError('WIKI_ERR_CORPUS_INVALID', `${path}:${lineNumber}: needs "question" and "page_id" or "page_ids"`, { details: { path, lineNumber } });
+      throw new CorralError('WIKI_ERR_CORPUS_INVALID', `${path}:${lineNumber}: needs "question" and "page_id" or "page_ids"`, {
+        details: { path, lineNumber },
+      });
     }
     questions.push({ id: String(record.id ?? lineNumber), question: record.question, goldPageIds });
   }

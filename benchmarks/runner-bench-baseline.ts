@@ -40,7 +40,12 @@ export async function baselineExactMatchFigures(options: BaselineBenchOptions): 
   const seconds = (performance.now() - startedAt) / 1000;
   options.log(`baseline: ${options.examples.length} questions in ${round(seconds, 1)} s, ${progress.errored} errored`);
   return [
-    { name: 'runner.wiki.baseline.exact_match.dev', value: round(exactMatches / Math.max(1, scored)), unit: 'fraction', target: `${options.examples.length} dev questions, ${progress.errored} errored` },
+    {
+      name: 'runner.wiki.baseline.exact_match.dev',
+      value: round(exactMatches / Math.max(1, scored)),
+      unit: 'fraction',
+      target: `${options.examples.length} dev questions, ${progress.errored} errored`,
+    },
     { name: 'runner.wiki.baseline.questions_per_s', value: round(progress.done / seconds, 1), unit: 'questions/s' },
   ];
 }

@@ -47,7 +47,9 @@ async function gradeThroughRunner(options: HumanEvalBenchOptions): Promise<Batch
       },
     });
     const seconds = (performance.now() - startedAt) / 1000;
-    options.log(`humaneval runner: ${round(seconds, 1)} s, ${progress.rewardSum}/${progress.done} passed, ${progress.errored} errored, ${runtime.sandboxesCreated()} containers created${firstError ? ` (first error: ${firstError})` : ''}`);
+    options.log(
+      `humaneval runner: ${round(seconds, 1)} s, ${progress.rewardSum}/${progress.done} passed, ${progress.errored} errored, ${runtime.sandboxesCreated()} containers created${firstError ? ` (first error: ${firstError})` : ''}`,
+    );
     return { seconds, passed: progress.rewardSum, errored: progress.errored };
   } finally {
     await runtime.close();
@@ -65,7 +67,10 @@ async function gradeWithDockerRun(options: HumanEvalBenchOptions): Promise<Batch
         if (!tests || typeof example.answer !== 'string') return void result.errored++;
         const nonce = randomUUID();
         const program = buildPythonHarness(example.answer, tests, nonce);
-        const { stdout } = await execFileAsync('docker', ['run', '--rm', '--network', 'none', options.image, 'python3', '-c', program], { maxBuffer: 8 << 20, timeout: 60_000 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+        const { stdout } = await execFileAsync('docker', ['run', '--rm', '--network', 'none', options.image, 'python3', '-c', program], {
+          maxBuffer: 8 << 20,
+          timeout: 60_000,
+        }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
         if (stdout.split('\n').some((line) => line.trim() === sentinelLine(nonce))) result.passed++;
       }),
     ),
@@ -80,7 +85,23 @@ export async function humanEvalFigures(options: HumanEvalBenchOptions): Promise<
   const ours = await gradeThroughRunner(options);
   const peer = await gradeWithDockerRun(options);
   return [
-    { name: 'runner.humaneval.seconds', value: round(ours.seconds, 2), unit: 's', peer: `docker run per problem (concurrency ${options.concurrency})`, peerValue: round(peer.seconds, 2), ratio: round(peer.seconds / ours.seconds, 1), target: '<= 20' },
-    { name: 'runner.humaneval.passed', value: ours.passed, unit: 'problems', peer: 'docker run per problem', peerValue: peer.passed, ratio: round(ours.passed / Math.max(1, peer.passed), 3), target: `${options.examples.length} (reference solutions), 0 errored (${ours.errored})` },
+    {
+      name: 'runner.humaneval.seconds',
+      value: round(ours.seconds, 2),
+      unit: 's',
+      peer: `docker run per problem (concurrency ${options.concurrency})`,
+      peerValue: round(peer.seconds, 2),
+      ratio: round(peer.seconds / ours.seconds, 1),
+      target: '<= 20',
+    },
+    {
+      name: 'runner.humaneval.passed',
+      value: ours.passed,
+      unit: 'problems',
+      peer: 'docker run per problem',
+      peerValue: peer.passed,
+      ratio: round(ours.passed / Math.max(1, peer.passed), 3),
+      target: `${options.examples.length} (reference solutions), 0 errored (${ours.errored})`,
+    },
   ];
 }

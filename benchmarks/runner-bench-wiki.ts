@@ -43,7 +43,10 @@ interface TimedRun {
 }
 
 async function timedRun(agent: Agent, options: WikiRolloutOptions, rollouts: number): Promise<TimedRun> {
-  const examples = Array.from({ length: rollouts }, (_, index) => options.examples[index % options.examples.length]!).map((example, index) => ({ ...example, id: `${example.id}#${index}` }));
+  const examples = Array.from({ length: rollouts }, (_, index) => options.examples[index % options.examples.length]!).map((example, index) => ({
+    ...example,
+    id: `${example.id}#${index}`,
+  }));
   const directory = mkdtempSync(join(tmpdir(), 'corral-runner-bench-'));
   const writer = ResultsWriter.open(directory);
   const run: TimedRun = { rolloutsPerSecond: 0, cpuMsPerRollout: 0, errored: 0, offScript: 0 };
@@ -90,18 +93,43 @@ export async function wikiRolloutFigures(options: WikiRolloutOptions): Promise<F
     const runs: TimedRun[] = [];
     const peerRuns: TimedRun[] = [];
     for (let repeat = 0; repeat < options.repeats; repeat++) {
-      for (const [label, subject, into] of [['runner', agent, runs], ['openai package', peer, peerRuns]] as const) {
+      for (const [label, subject, into] of [
+        ['runner', agent, runs],
+        ['openai package', peer, peerRuns],
+      ] as const) {
         const run = await timedRun(subject, options, options.rollouts);
         into.push(run);
-        options.log(`wiki rollouts (${label}): run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s (${round(run.cpuMsPerRollout, 2)} ms CPU each in this process), ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`);
+        options.log(
+          `wiki rollouts (${label}): run ${repeat + 1}/${options.repeats}: ${Math.round(run.rolloutsPerSecond)} rollouts/s (${round(run.cpuMsPerRollout, 2)} ms CPU each in this process), ${run.errored} errored, ${run.offScript} off script${run.firstError ? ` (first: ${run.firstError})` : ''}`,
+        );
       }
     }
     const errors = Math.max(...runs.map((run) => run.errored + run.offScript));
     return [
-      { name: 'runner.wiki.rollouts_per_s', value: round(median(runs.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: `>= 300 (${options.rollouts} in flight, 4 tool calls + 5 model calls each; model HTTP over undici)` },
-      { name: 'runner.wiki.cpu_ms_per_rollout', value: round(median(runs.map((run) => run.cpuMsPerRollout)), 2), unit: 'ms', target: 'lower than the openai package peer' },
-      { name: 'runner.wiki.openai_package_rollouts_per_s', value: round(median(peerRuns.map((run) => run.rolloutsPerSecond)), 1), unit: 'rollouts/s', target: 'peer: the same loop with the openai package doing its own HTTP (its fetch, retries, timeout)' },
-      { name: 'runner.wiki.openai_package_cpu_ms_per_rollout', value: round(median(peerRuns.map((run) => run.cpuMsPerRollout)), 2), unit: 'ms', target: 'peer' },
+      {
+        name: 'runner.wiki.rollouts_per_s',
+        value: round(median(runs.map((run) => run.rolloutsPerSecond)), 1),
+        unit: 'rollouts/s',
+        target: `>= 300 (${options.rollouts} in flight, 4 tool calls + 5 model calls each; model HTTP over undici)`,
+      },
+      {
+        name: 'runner.wiki.cpu_ms_per_rollout',
+        value: round(median(runs.map((run) => run.cpuMsPerRollout)), 2),
+        unit: 'ms',
+        target: 'lower than the openai package peer',
+      },
+      {
+        name: 'runner.wiki.openai_package_rollouts_per_s',
+        value: round(median(peerRuns.map((run) => run.rolloutsPerSecond)), 1),
+        unit: 'rollouts/s',
+        target: 'peer: the same loop with the openai package doing its own HTTP (its fetch, retries, timeout)',
+      },
+      {
+        name: 'runner.wiki.openai_package_cpu_ms_per_rollout',
+        value: round(median(peerRuns.map((run) => run.cpuMsPerRollout)), 2),
+        unit: 'ms',
+        target: 'peer',
+      },
       { name: 'runner.wiki.inflight_errors', value: errors, unit: 'rollouts', target: '0' },
     ];
   } finally {

@@ -42,12 +42,23 @@ export async function runRunnerBench(options: RunnerBenchOptions): Promise<Figur
     try {
       if (options.parts.includes('wiki')) {
         options.log(`wiki rollouts: ${options.rollouts} in flight, ${options.repeats} timed runs after a warm-up`);
-        figures.push(...(await wikiRolloutFigures({ environment, examples: questions, tools: runtime.tools, rollouts: options.rollouts, repeats: options.repeats, log: options.log })));
+        figures.push(
+          ...(await wikiRolloutFigures({
+            environment,
+            examples: questions,
+            tools: runtime.tools,
+            rollouts: options.rollouts,
+            repeats: options.repeats,
+            log: options.log,
+          })),
+        );
       }
       if (options.parts.includes('baseline')) {
         const examples = options.baselineLimit === undefined ? questions : questions.slice(0, options.baselineLimit);
         options.log(`baseline: ${examples.length} dev questions at concurrency ${options.baselineConcurrency}`);
-        figures.push(...(await baselineExactMatchFigures({ environment, examples, tools: runtime.tools, concurrency: options.baselineConcurrency, log: options.log })));
+        figures.push(
+          ...(await baselineExactMatchFigures({ environment, examples, tools: runtime.tools, concurrency: options.baselineConcurrency, log: options.log })),
+        );
       }
     } finally {
       await runtime.close();

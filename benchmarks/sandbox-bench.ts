@@ -72,7 +72,15 @@ async function dockerFigures(options: SandboxBenchOptions): Promise<Figure[]> {
     const coldRun = median(await sampleMs(5, () => timeCommandMs('docker', ['run', '--rm', '--network', 'none', options.image, 'true'])));
     const warmP50 = percentile(warmSamples, 50);
     figures.push(
-      { name: 'sandbox.acquire.warm.p50', value: round(warmP50), unit: 'ms', peer: 'docker run (cold)', peerValue: round(coldRun), ratio: ratio(coldRun, warmP50), target: '<= 5, ratio >= 100' },
+      {
+        name: 'sandbox.acquire.warm.p50',
+        value: round(warmP50),
+        unit: 'ms',
+        peer: 'docker run (cold)',
+        peerValue: round(coldRun),
+        ratio: ratio(coldRun, warmP50),
+        target: '<= 5, ratio >= 100',
+      },
       { name: 'sandbox.acquire.warm.p99', value: round(percentile(warmSamples, 99)), unit: 'ms', target: '<= 50' },
     );
 
@@ -81,7 +89,15 @@ async function dockerFigures(options: SandboxBenchOptions): Promise<Figure[]> {
     await lease.session.exec({ command: 'true' });
     const shell = median(await sampleMs(200, () => lease.session.exec({ command: 'true' })));
     const dockerExec = median(await sampleMs(20, () => timeCommandMs('docker', ['exec', peerContainer, 'true'])));
-    figures.push({ name: 'sandbox.shell.roundtrip.p50', value: round(shell), unit: 'ms', peer: 'docker exec', peerValue: round(dockerExec), ratio: ratio(dockerExec, shell), target: '<= 5, ratio >= 50' });
+    figures.push({
+      name: 'sandbox.shell.roundtrip.p50',
+      value: round(shell),
+      unit: 'ms',
+      peer: 'docker exec',
+      peerValue: round(dockerExec),
+      ratio: ratio(dockerExec, shell),
+      target: '<= 5, ratio >= 50',
+    });
     await lease.session.python({ code: 'x = 0' });
     const python = median(await sampleMs(200, () => lease.session.python({ code: 'x = x + 1' })));
     figures.push({ name: 'sandbox.python.roundtrip.p50', value: round(python), unit: 'ms', target: '<= 3' });
@@ -103,7 +119,11 @@ async function resetFigures(options: SandboxBenchOptions): Promise<Figure[]> {
   options.log('docker: verified reset');
   const provider = await loadProvider('docker');
   const spec = parseSandboxSpec({ backend: 'docker', image: options.image, reuse: 'reset' });
-  const handle = await provider.create(spec, { sandboxId: 'bench-reset', ownerId: (await import('../src/core/owner.js')).OWNER_ID, expiresAtMs: Date.now() + 600_000 });
+  const handle = await provider.create(spec, {
+    sandboxId: 'bench-reset',
+    ownerId: (await import('../src/core/owner.js')).OWNER_ID,
+    expiresAtMs: Date.now() + 600_000,
+  });
   try {
     const samples: number[] = [];
     for (let index = 0; index < 20; index++) {
@@ -131,7 +151,14 @@ async function creationFigures(options: SandboxBenchOptions): Promise<Figure[]> 
     const leases = await Promise.all(Array.from({ length: count }, () => pool.acquire(spec)));
     const seconds = (performance.now() - startedAt) / 1000;
     await Promise.all(leases.map((lease) => lease.release()));
-    return [{ name: 'sandbox.docker.create_per_s', value: round(count / seconds, 2), unit: '/s', target: `at create concurrency ${pool.options.createConcurrency.docker}` }];
+    return [
+      {
+        name: 'sandbox.docker.create_per_s',
+        value: round(count / seconds, 2),
+        unit: '/s',
+        target: `at create concurrency ${pool.options.createConcurrency.docker}`,
+      },
+    ];
   } finally {
     await pool.close();
   }

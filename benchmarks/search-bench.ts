@@ -109,7 +109,15 @@ export async function runSearchBench(options: SearchBenchOptions): Promise<Figur
   const titleP50 = queryP50((query) => titles.search(query), questions);
   const figures: Figure[] = [
     ...recallFigures(index, titles, questions),
-    { name: 'search.query.p50', value: round(p50), unit: 'ms', peer: 'title-only matcher', peerValue: round(titleP50), ratio: round(titleP50 / p50, 2), target: '<= 1' },
+    {
+      name: 'search.query.p50',
+      value: round(p50),
+      unit: 'ms',
+      peer: 'title-only matcher',
+      peerValue: round(titleP50),
+      ratio: round(titleP50 / p50, 2),
+      target: '<= 1',
+    },
     { name: 'search.index.build_ms', value: Math.round(buildMs), unit: 'ms' },
     { name: 'search.index.load_ms', value: Math.round(loadMs), unit: 'ms', peer: 'build', peerValue: Math.round(buildMs), ratio: round(buildMs / loadMs, 1) },
   ];

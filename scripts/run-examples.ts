@@ -25,10 +25,29 @@ const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
 
 /** The environment under its reference agent scores 1.0 and under its guessing agent 0.0, with no errors. */
 async function runCustomEnvironment(scratch: string): Promise<void> {
-  for (const [agent, expectedReward] of [['reference', 1], ['guess', 0]] as const) {
+  for (const [agent, expectedReward] of [
+    ['reference', 1],
+    ['guess', 0],
+  ] as const) {
     const out = join(scratch, agent);
-    await run(process.execPath, [CLI, 'eval', join(EXAMPLES, 'custom-env', 'index.ts'), '--agent', agent, '--backend', 'process', '--out', out, '--no-progress']);
-    const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as { avg_reward: number | null; errored: number; rollouts: number; status: string };
+    await run(process.execPath, [
+      CLI,
+      'eval',
+      join(EXAMPLES, 'custom-env', 'index.ts'),
+      '--agent',
+      agent,
+      '--backend',
+      'process',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
+    const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as {
+      avg_reward: number | null;
+      errored: number;
+      rollouts: number;
+      status: string;
+    };
     if (metadata.status !== 'complete' || metadata.errored !== 0 || metadata.avg_reward !== expectedReward) {
       throw new Error(`--agent ${agent}: expected a complete run, 0 errored, avg_reward ${expectedReward}; metadata.json says ${JSON.stringify(metadata)}`);
     }

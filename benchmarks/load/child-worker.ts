@@ -41,10 +41,16 @@ export class ChildWorker {
   static async start(script: string, options: { args?: string[]; nodeOptions?: string[] } = {}): Promise<{ worker: ChildWorker; ready: WorkerReply }> {
     const path = fileURLToPath(new URL(script, import.meta.url));
     // Node itself with tsx's loader (not the tsx wrapper), so kill() and memory figures hit the process that does the work.
-    const child = fork(path, options.args ?? [], { cwd: PROJECT_ROOT, execArgv: [...(options.nodeOptions ?? []), '--import', 'tsx/esm'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path, options.args ?? [], {
+      cwd: PROJECT_ROOT,
+      execArgv: [...(options.nodeOptions ?? []), '--import', 'tsx/esm'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const worker = new ChildWorker(child);
     const ready = await new Promise<WorkerReply>((resolve, reject) => {
-      child.once('message', (message: WorkerReply) => (message.ready ? resolve(message) : reject(new Error(`bench worker ${script} said ${JSON.stringify(message)} before ready`))));
+      child.once('message', (message: WorkerReply) =>
+        message.ready ? resolve(message) : reject(new Error(`bench worker ${script} said ${JSON.stringify(message)} before ready`)),
+      );
       child.once('exit', (code) => reject(new Error(`bench worker ${script} exited before it was ready (${code})`)));
     });
     return { worker, ready };

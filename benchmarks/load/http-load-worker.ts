@@ -24,7 +24,11 @@ async function runHttpLoad(request: HttpLoadRequest): Promise<LoadResult> {
   const { target } = request;
   const clients = Array.from({ length: request.clients }, () => new Client(target.origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
   try {
-    const headers = await Promise.all(clients.map(async (client) => (target.kind === 'mcp-session' ? sessionHeaders(await openSession(client, target.path)) : { 'content-type': 'application/json' })));
+    const headers = await Promise.all(
+      clients.map(async (client) =>
+        target.kind === 'mcp-session' ? sessionHeaders(await openSession(client, target.path)) : { 'content-type': 'application/json' },
+      ),
+    );
     const result: LoadResult = { calls: 0, errors: 0, seconds: request.durationMs / 1000 };
     const measureFrom = performance.now() + request.warmupMs;
     const endAt = measureFrom + request.durationMs;
@@ -32,7 +36,12 @@ async function runHttpLoad(request: HttpLoadRequest): Promise<LoadResult> {
     await Promise.all(
       clients.map(async (client, index) => {
         while (performance.now() < endAt) {
-          const response = await client.request({ method: 'POST', path: target.path, headers: headers[index], body: toolCallMessage(nextId++, target.toolName, target.toolArguments) });
+          const response = await client.request({
+            method: 'POST',
+            path: target.path,
+            headers: headers[index],
+            body: toolCallMessage(nextId++, target.toolName, target.toolArguments),
+          });
           const body = await response.body.text();
           const ok = response.statusCode === 200 && isSuccessfulCall(decodeReply(body));
           const finishedAt = performance.now();

@@ -19,7 +19,10 @@ function topPageId(searchText: string): string {
 
 /** view_sections text lines read "<section_id>  <section_name>". */
 function sectionIds(viewText: string): string[] {
-  return viewText.split('\n').map((line) => line.split('  ')[0]!.trim()).filter(Boolean);
+  return viewText
+    .split('\n')
+    .map((line) => line.split('  ')[0]!.trim())
+    .filter(Boolean);
 }
 
 function wikiRolloutReply(request: ChatCompletionRequestBody): ModelReply {

@@ -24,7 +24,10 @@ export class OpenAIPackageAgent implements Agent {
   async run(input: AgentRunInput): Promise<void> {
     const { recorder, abortSignal } = input;
     const conversation = agentPromptMessages(input.systemPrompt, input.example);
-    const tools = input.tools.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+    const tools = input.tools.tools.map((tool) => ({
+      type: 'function' as const,
+      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+    }));
     for (let step = 0; step < input.maxTurns; step++) {
       const turn = recorder.startTurn();
       const body = { model: this.model, messages: conversation, tools } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;

@@ -53,7 +53,9 @@ export async function startSdkExampleServer(tool: ToolDefinition): Promise<Liste
         return transport.handleRequest(request, response, body);
       }
     }
-    response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+    response
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
   });
   // The bench's 32 clients stay connected for a whole round: no idle-socket cutoff in between.
   httpServer.keepAliveTimeout = 65_000;

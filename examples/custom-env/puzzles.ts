@@ -15,7 +15,12 @@ interface Puzzle {
 const PUZZLES: readonly Puzzle[] = [
   { id: 'digit-sum', question: 'What is the sum of the decimal digits of 2**100?', answer: '115', solution: 'print(sum(int(digit) for digit in str(2**100)))' },
   { id: 'digit-count', question: 'How many decimal digits does 3**200 have?', answer: '96', solution: 'print(len(str(3**200)))' },
-  { id: 'letter-count', question: "How many times does the letter 's' occur in 'mississippi massachusetts'?", answer: '8', solution: "print('mississippi massachusetts'.count('s'))" },
+  {
+    id: 'letter-count',
+    question: "How many times does the letter 's' occur in 'mississippi massachusetts'?",
+    answer: '8',
+    solution: "print('mississippi massachusetts'.count('s'))",
+  },
   {
     id: 'fibonacci-30',
     question: 'With F(1) = F(2) = 1 and F(n) = F(n-1) + F(n-2), what is F(30)?',

@@ -23,7 +23,11 @@ interface SandboxHandle {
 
 async function main(): Promise<void> {
   // 1. A handle pins one sandbox; its MCP URL works for any client, with or without MCP sessions.
-  const created = await fetch(`${baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'python' }) });
+  const created = await fetch(`${baseUrl}/v1/sandboxes`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ env: 'python' }),
+  });
   if (created.status !== 201) throw new Error(`POST /v1/sandboxes answered ${created.status}: ${await created.text()}`);
   const sandbox = (await created.json()) as SandboxHandle;
   console.log(`sandbox ${sandbox.id} (expires ${sandbox.expiresAt}) at ${sandbox.mcpUrl}`);
@@ -67,7 +71,8 @@ function textOf(result: CallToolResult): string {
 }
 
 function expectText(result: CallToolResult, expected: string): void {
-  if (result.isError || textOf(result).trim() !== expected) throw new Error(`expected ${JSON.stringify(expected)}, got ${JSON.stringify(textOf(result))} (isError ${String(result.isError)})`);
+  if (result.isError || textOf(result).trim() !== expected)
+    throw new Error(`expected ${JSON.stringify(expected)}, got ${JSON.stringify(textOf(result))} (isError ${String(result.isError)})`);
 }
 
 await main();

@@ -58,7 +58,9 @@ function findNode22(): string {
     const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
     if (Number(/^v(\d+)/.exec(version)?.[1]) >= MINIMUM_NODE_MAJOR) return candidate;
   }
-  throw new Error(`the conformance CLI needs Node ${MINIMUM_NODE_MAJOR}+; none found at ${candidates.join(', ')}. Run scripts/setup.sh (or npm ci --prefix tools/node22).`);
+  throw new Error(
+    `the conformance CLI needs Node ${MINIMUM_NODE_MAJOR}+; none found at ${candidates.join(', ')}. Run scripts/setup.sh (or npm ci --prefix tools/node22).`,
+  );
 }
 
 export function parseScenarioList(listing: string): Map<string, string[]> {
@@ -67,7 +69,14 @@ export function parseScenarioList(listing: string): Map<string, string[]> {
     // `list --server` prints only the server section, but stop at any client section to be safe.
     if (/client scenarios/i.test(line)) break;
     const match = SCENARIO_LINE.exec(line);
-    if (match?.[1]) scenarios.set(match[1], (match[2] ?? '').split(',').map((era) => era.trim()).filter(Boolean));
+    if (match?.[1])
+      scenarios.set(
+        match[1],
+        (match[2] ?? '')
+          .split(',')
+          .map((era) => era.trim())
+          .filter(Boolean),
+      );
   }
   return scenarios;
 }

@@ -31,15 +31,29 @@ export interface ScenarioOutcome {
 /** e.g. server-tools-list-2026-11-30T05-20-16-009Z */
 const RESULT_DIRECTORY = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
-export async function readOutcomes(outputDir: string, expected: { era: string; environment: string; scenarios: readonly string[] }): Promise<ScenarioOutcome[]> {
+export async function readOutcomes(
+  outputDir: string,
+  expected: { era: string; environment: string; scenarios: readonly string[] },
+): Promise<ScenarioOutcome[]> {
   const checksByScenario = await readChecks(outputDir);
   return expected.scenarios.map((scenario) => {
     const checks = checksByScenario.get(scenario);
     if (!checks) {
-      return { era: expected.era, environment: expected.environment, scenario, passed: false, successes: 0, failures: 1, warnings: 0, notes: [`no checks recorded (see ${join(outputDir, 'cli.log')})`] };
+      return {
+        era: expected.era,
+        environment: expected.environment,
+        scenario,
+        passed: false,
+        successes: 0,
+        failures: 1,
+        warnings: 0,
+        notes: [`no checks recorded (see ${join(outputDir, 'cli.log')})`],
+      };
     }
     const count = (status: string) => checks.filter((check) => check.status === status).length;
-    const notes = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING').map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? ''}`.trim());
+    const notes = checks
+      .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+      .map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? ''}`.trim());
     return {
       era: expected.era,
       environment: expected.environment,
@@ -75,7 +89,16 @@ export function formatOutcomeTable(outcomes: readonly ScenarioOutcome[]): string
     `${outcome.successes}/${outcome.failures}/${outcome.warnings}`,
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const notes = outcomes.flatMap((outcome) => outcome.notes.map((note) => `  ${outcome.era} ${outcome.environment} ${outcome.scenario}: ${note}`));
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), ...(notes.length > 0 ? ['', 'failures and warnings:', ...notes] : [])].join('\n');
+  return [
+    line(header),
+    line(widths.map((width) => '-'.repeat(width))),
+    ...rows.map(line),
+    ...(notes.length > 0 ? ['', 'failures and warnings:', ...notes] : []),
+  ].join('\n');
 }

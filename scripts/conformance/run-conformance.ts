@@ -48,7 +48,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const eras = [...new Set([...scenarioEras.values()].flat().filter((era) => PROTOCOL_ERA.test(era)))].sort();
   // A renamed or vanished scenario must fail loudly, not quietly shrink what we check.
   const unknown = FIXTURE_INDEPENDENT_SCENARIOS.filter((scenario) => !scenarioEras.has(scenario));
-  if (eras.length === 0 || unknown.length > 0) throw new Error(`unexpected scenario list from the conformance CLI (eras: ${eras.join(', ') || 'none'}; unknown: ${unknown.join(', ') || 'none'})`);
+  if (eras.length === 0 || unknown.length > 0)
+    throw new Error(`unexpected scenario list from the conformance CLI (eras: ${eras.join(', ') || 'none'}; unknown: ${unknown.join(', ') || 'none'})`);
   const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'corral-conformance-')));
   log(`conformance: Node ${cli.node}; eras ${eras.join(', ')}; output in ${outputDir}`);
 

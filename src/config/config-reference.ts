@@ -9,7 +9,8 @@ import { corralConfigSchema } from './schema.js';
 
 /** One line per config key, by its dotted path. A key may instead carry zod's .describe()/.meta({description}). */
 export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
-  'sandbox.backend': "Sandbox backend for python/shell/files tools: `docker`, `process` (bubblewrap) or `auto` (docker when a daemon answers and the image exists, else process). A named backend that cannot work here is refused at startup.",
+  'sandbox.backend':
+    'Sandbox backend for python/shell/files tools: `docker`, `process` (bubblewrap) or `auto` (docker when a daemon answers and the image exists, else process). A named backend that cannot work here is refused at startup.',
   'sandbox.dockerSocketPath': 'Docker daemon socket. Unset: a `unix://` DOCKER_HOST, else /var/run/docker.sock.',
   'sandbox.image': 'Docker image of the sandboxes (build it with `corral images build --offline`).',
   'sandbox.minIdle': 'Warm sandboxes `corral serve` keeps ready, so a first tool call does not wait for a create.',
@@ -17,7 +18,8 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
   'sandbox.acquireTimeoutMs': 'How long a tool call waits for a free sandbox before failing with POOL_ERR_ACQUIRE_TIMEOUT.',
   'sandbox.reuse': 'After a sandbox is released: `destroy` it (no state can cross sessions), or `reset` it in place and verify it clean.',
   'sandbox.idleTimeoutMs': 'Idle sandboxes above minIdle are destroyed after waiting this long (the leftovers of a burst); 0 keeps them.',
-  'sandbox.sandboxUid': 'The uid (and gid) process-backend sandboxes run as, inside bubblewrap and, when corral is root, on the host. Never 0 (refused). Pick one no host account uses: its processes could signal sandboxed ones.',
+  'sandbox.sandboxUid':
+    'The uid (and gid) process-backend sandboxes run as, inside bubblewrap and, when corral is root, on the host. Never 0 (refused). Pick one no host account uses: its processes could signal sandboxed ones.',
   'server.host': 'Interface to bind. Anything beyond 127.0.0.1 is reachable from other machines: set a token.',
   'server.port': 'TCP port to listen on; 0 picks a free one (the listening line on stderr names it).',
   'server.token': 'When set, every request except /healthz and /readyz needs `Authorization: Bearer <token>`.',
@@ -25,7 +27,8 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
   'server.allowedOrigins': 'Extra Origin values accepted from browsers; requests without Origin are allowed.',
   'server.bodyLimitBytes': 'Largest request body accepted (413 beyond it); also bounds sandbox file uploads.',
   'server.idleTtlMs': 'Sandboxes of MCP sessions and sandbox handles unused this long are released.',
-  'server.modelEndpointAllowlist': 'Model endpoints POST /v1/rollouts may call: host names, IPs or CIDRs. Empty: any, except loopback, link-local and unspecified addresses when bound beyond 127.0.0.1.',
+  'server.modelEndpointAllowlist':
+    'Model endpoints POST /v1/rollouts may call: host names, IPs or CIDRs. Empty: any, except loopback, link-local and unspecified addresses when bound beyond 127.0.0.1.',
   'server.requestTimeoutMs': 'A request whose headers and body have not fully arrived after this long is answered 408 and its connection closed.',
   'server.firstRequestTimeoutMs': 'A connection that completes no request (not even its headers) within this long is closed.',
   'server.maxConnections': 'Open connections in total; at the cap the oldest idle one is closed for a newcomer.',
@@ -46,7 +49,7 @@ export const OTHER_ENVIRONMENT_VARIABLES: readonly { name: string; doc: string }
   { name: 'DOCKER_HOST', doc: 'Docker daemon (unix://, tcp://, ssh://) when sandbox.dockerSocketPath is unset.' },
   { name: 'CORRAL_DEBIAN_MIRROR', doc: '`corral images build --offline`: Debian mirror for the image build (default deb.debian.org).' },
   { name: 'OPENAI_API_KEY', doc: '`corral eval --agent openai`: the model API key when --api-key is not given (else "EMPTY", which vLLM and SGLang accept).' },
-  { name: 'OPENAI_BASE_URL', doc: "`corral eval --agent openai`: the model endpoint when --base-url is not given (corral never guesses one)." },
+  { name: 'OPENAI_BASE_URL', doc: '`corral eval --agent openai`: the model endpoint when --base-url is not given (corral never guesses one).' },
 ];
 
 export interface ConfigKeyReference {
@@ -85,7 +88,14 @@ export function configKeyReference(): ConfigKeyReference[] {
     }
     const dotted = path.join('.');
     const source = CONFIG_SOURCES.find((candidate) => candidate.path.join('.') === dotted);
-    rows.push({ path: dotted, type: describeType(node), defaultValue: node.default === undefined ? undefined : JSON.stringify(node.default), flag: source?.flag, env: source?.env, doc: CONFIG_KEY_DOCS[dotted] ?? node.description });
+    rows.push({
+      path: dotted,
+      type: describeType(node),
+      defaultValue: node.default === undefined ? undefined : JSON.stringify(node.default),
+      flag: source?.flag,
+      env: source?.env,
+      doc: CONFIG_KEY_DOCS[dotted] ?? node.description,
+    });
   };
   visit(root, []);
   return rows;

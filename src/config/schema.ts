@@ -29,9 +29,17 @@ export const serverConfigSchema = z
     allowedHosts: z.array(z.string()).default([]),
     /** Extra Origin values accepted (browsers); requests without Origin are allowed. */
     allowedOrigins: z.array(z.string()).default([]),
-    bodyLimitBytes: z.number().int().positive().default(4 * 1024 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(4 * 1024 * 1024),
     /** Sandboxes of idle MCP sessions are released after this long. */
-    idleTtlMs: z.number().int().positive().default(10 * 60 * 1000),
+    idleTtlMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 60 * 1000),
     /**
      * Model endpoints POST /v1/rollouts may call: host names, IPs or CIDRs (e.g. "10.0.0.0/8"). Empty: any, except
      * loopback, link-local (metadata) and unspecified addresses when bound beyond 127.0.0.1. Non-empty: only these.
@@ -47,7 +55,11 @@ export const serverConfigSchema = z
     /** Open connections from one remote address; at the cap that address's oldest idle one is closed for a newcomer. */
     maxConnectionsPerAddress: z.number().int().positive().default(1024),
     /** A connection whose unsent output exceeds this stops being read (HTTP and WebSocket) until its client catches up. */
-    maxBufferedBytesPerConnection: z.number().int().positive().default(4 * 1024 * 1024),
+    maxBufferedBytesPerConnection: z
+      .number()
+      .int()
+      .positive()
+      .default(4 * 1024 * 1024),
     /** A connection that stays above maxBufferedBytesPerConnection this long is closed. */
     slowClientGraceMs: z.number().int().positive().default(30_000),
     /**

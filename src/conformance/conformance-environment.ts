@@ -10,7 +10,8 @@ import { registerConformanceFixtures } from './register-conformance-fixtures.js'
 export const conformanceEnvironment: ToolCatalogEntry = Object.freeze({
   name: CONFORMANCE_ENTRY_NAME,
   tools: [],
-  instructions: 'Fixtures for the MCP conformance suite (@modelcontextprotocol/conformance): test_* tools, test:// resources and test_* prompts. Not a working environment.',
+  instructions:
+    'Fixtures for the MCP conformance suite (@modelcontextprotocol/conformance): test_* tools, test:// resources and test_* prompts. Not a working environment.',
   extendServer: registerConformanceFixtures,
 });
 

@@ -51,7 +51,10 @@ export const contentFixtureTools: readonly FixtureTool[] = [
       content: [
         { type: 'text', text: 'Multiple content types test:' },
         { type: 'image', data: ONE_PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+        },
       ],
     }),
   },

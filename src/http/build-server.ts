@@ -39,9 +39,17 @@ export interface ServerDependencies {
 }
 
 export function buildServer(config: CorralConfig, dependencies: ServerDependencies): FastifyInstance {
-  const app = Fastify({ bodyLimit: config.server.bodyLimitBytes, logger: dependencies.logger ?? false, forceCloseConnections: 'idle', ...serverLimitOptions(config.server) });
+  const app = Fastify({
+    bodyLimit: config.server.bodyLimitBytes,
+    logger: dependencies.logger ?? false,
+    forceCloseConnections: 'idle',
+    ...serverLimitOptions(config.server),
+  });
   // hostStats runs only at scrape time, after `host` exists.
-  const metrics: CorralMetrics = new CorralMetrics({ poolStats: () => dependencies.pool?.stats() ?? [], hostStats: (): Record<string, number> => host.stats() });
+  const metrics: CorralMetrics = new CorralMetrics({
+    poolStats: () => dependencies.pool?.stats() ?? [],
+    hostStats: (): Record<string, number> => host.stats(),
+  });
   const quotas = principalQuotas(config.server, metrics);
   const host: ToolServerHost = new ToolServerHost({
     catalog: dependencies.environments,

@@ -119,7 +119,9 @@ export class ConnectionLimits {
   private refuse(socket: Socket): void {
     this.onRefused('connection_refused');
     const body = JSON.stringify(jsonRpcErrorBody('Service unavailable: the server is at its connection limit with every connection busy; retry later'));
-    socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+    );
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 

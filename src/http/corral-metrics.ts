@@ -66,7 +66,12 @@ export class CorralMetrics implements ToolCallObserver {
         for (const [kind, count] of Object.entries(sources.hostStats())) this.set({ kind }, count);
       },
     });
-    this.calls = new Counter({ name: 'corral_tool_calls_total', help: 'Tool calls by tool and outcome (ok, tool_error, failed).', labelNames: ['tool', 'outcome'], registers });
+    this.calls = new Counter({
+      name: 'corral_tool_calls_total',
+      help: 'Tool calls by tool and outcome (ok, tool_error, failed).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
     this.durations = new Histogram({
       name: 'corral_tool_call_duration_seconds',
       help: 'Tool call latency, including any sandbox acquire, by tool.',
@@ -74,7 +79,12 @@ export class CorralMetrics implements ToolCallObserver {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
-    this.errors = new Counter({ name: 'corral_tool_errors_total', help: 'Tool calls that did not succeed, by tool and error code.', labelNames: ['tool', 'code'], registers });
+    this.errors = new Counter({
+      name: 'corral_tool_errors_total',
+      help: 'Tool calls that did not succeed, by tool and error code.',
+      labelNames: ['tool', 'code'],
+      registers,
+    });
     this.refusals = new Counter({
       name: 'corral_server_refusals_total',
       help: 'Requests and connections refused or closed by a server limit, by reason (a quota setting name, connection_refused, connection_evicted, first_request_timeout, slow_reader_closed).',

@@ -22,7 +22,8 @@ export function fastToolCallRequest(request: FastifyRequest, handleId?: string):
   const version = request.headers['mcp-protocol-version'];
   const target = handleId === undefined ? (typeof sessionId === 'string' ? { sessionId } : undefined) : sessionId === undefined ? { handleId } : undefined;
   if (!target || (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))) return undefined;
-  if (!String(request.headers.accept ?? '').includes('application/json') || !String(request.headers['content-type'] ?? '').includes('application/json')) return undefined;
+  if (!String(request.headers.accept ?? '').includes('application/json') || !String(request.headers['content-type'] ?? '').includes('application/json'))
+    return undefined;
   let message: unknown;
   try {
     message = JSON.parse(request.body);

@@ -37,7 +37,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     url: '/mcp/:env',
     handler: async (request, reply) => {
       const environment = host.environment(request.params.env);
-      if (!environment) return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
+      if (!environment)
+        return reply.code(404).send(jsonRpcErrorBody(`no environment named ${request.params.env}; available: ${host.environmentNames().join(', ')}`));
       const principal = resolvePrincipal(request.headers, request.ip);
       if (await answeredFast(environment, request, reply, principal)) return reply;
       // An initialize without a session id opens a 2025-era session: held as pending until the store counts it.
@@ -66,7 +67,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
 }
 
 function opensSession(request: FastifyRequest): boolean {
-  if (request.method !== 'POST' || request.headers['mcp-session-id'] !== undefined || typeof request.body !== 'string' || !request.body.includes('initialize')) return false;
+  if (request.method !== 'POST' || request.headers['mcp-session-id'] !== undefined || typeof request.body !== 'string' || !request.body.includes('initialize'))
+    return false;
   try {
     const message = JSON.parse(request.body) as { method?: unknown } | null;
     return typeof message === 'object' && message !== null && !Array.isArray(message) && message.method === 'initialize';

@@ -35,9 +35,13 @@ export class PrincipalQuotas {
     const limit = this.limits[quota];
     if (held + this.countOf(quota, principal) < limit) return;
     this.onRefused(quota);
-    throw new CorralError('HTTP_ERR_QUOTA_EXCEEDED', `Too many ${WHAT[quota]}: this client holds ${limit}, the limit (server setting ${quota}); close some and retry`, {
-      details: { quota, limit },
-    });
+    throw new CorralError(
+      'HTTP_ERR_QUOTA_EXCEEDED',
+      `Too many ${WHAT[quota]}: this client holds ${limit}, the limit (server setting ${quota}); close some and retry`,
+      {
+        details: { quota, limit },
+      },
+    );
   }
 
   /** check(), then holds one unit until the returned release (idempotent) is called. */

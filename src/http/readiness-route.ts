@@ -41,10 +41,16 @@ export async function readinessRoute(app: FastifyInstance, options: { probe?: Re
 async function boundedProbe(probe: ReadinessProbe): Promise<Readiness> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Readiness>((resolve) => {
-    timer = setTimeout(() => resolve({ backend: 'unknown', ready: false, reason: `the readiness probe did not answer within ${PROBE_TIMEOUT_MS} ms` }), PROBE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => resolve({ backend: 'unknown', ready: false, reason: `the readiness probe did not answer within ${PROBE_TIMEOUT_MS} ms` }),
+      PROBE_TIMEOUT_MS,
+    );
   });
   try {
-    return await Promise.race([probe().catch((error: Error) => ({ backend: 'unknown', ready: false, reason: `the readiness probe failed: ${error.message}` })), timeout]);
+    return await Promise.race([
+      probe().catch((error: Error) => ({ backend: 'unknown', ready: false, reason: `the readiness probe failed: ${error.message}` })),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -15,7 +15,8 @@ export function addRequestGuardHooks(app: FastifyInstance, server: ServerConfig)
   const origins = allowedOriginHostnames(server);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    const refusal = checkHostAndOrigin(request.headers, hosts, origins) ?? (UNAUTHENTICATED_PATHS.has(path) ? undefined : checkBearerToken(request.headers, server.token));
+    const refusal =
+      checkHostAndOrigin(request.headers, hosts, origins) ?? (UNAUTHENTICATED_PATHS.has(path) ? undefined : checkBearerToken(request.headers, server.token));
     if (!refusal) return;
     if (refusal.status === 401) reply.header('www-authenticate', 'Bearer');
     if (hasBody(request.headers)) closeWithoutReadingBody(reply);

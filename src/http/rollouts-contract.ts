@@ -75,7 +75,8 @@ export const rolloutRequestSchema = z
     }
     const ids = request.example_ids ?? request.examples?.map((example) => example.id) ?? [];
     const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
-    if (duplicate !== undefined) context.addIssue({ code: 'custom', path: [request.example_ids ? 'example_ids' : 'examples'], message: `example id '${duplicate}' appears twice` });
+    if (duplicate !== undefined)
+      context.addIssue({ code: 'custom', path: [request.example_ids ? 'example_ids' : 'examples'], message: `example id '${duplicate}' appears twice` });
   });
 
 export type RolloutRequest = z.output<typeof rolloutRequestSchema>;

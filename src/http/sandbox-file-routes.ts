@@ -58,7 +58,14 @@ export async function sandboxFileRoutes(app: FastifyInstance): Promise<void> {
       if (!read) return reply.code(404).send(sandboxNotFound(request.params.id));
       const file = read.value;
       if (!file) return reply.code(404).send({ error: { code: 'FILE_NOT_FOUND', message: `no file ${path} in the sandbox workspace`, path } });
-      if (file.truncated) return reply.code(413).send({ error: { code: 'SBX_ERR_OUTPUT_LIMIT', message: `${path} is ${file.sizeBytes} bytes, more than this server sends (bodyLimitBytes ${maxBytes})`, path } });
+      if (file.truncated)
+        return reply.code(413).send({
+          error: {
+            code: 'SBX_ERR_OUTPUT_LIMIT',
+            message: `${path} is ${file.sizeBytes} bytes, more than this server sends (bodyLimitBytes ${maxBytes})`,
+            path,
+          },
+        });
       return reply.type('application/octet-stream').send(Buffer.from(file.content, 'base64'));
     } catch (error) {
       if (replyToFileError(reply, error, path)) return reply;

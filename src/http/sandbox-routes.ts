@@ -18,7 +18,10 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     const body = createSandboxBodySchema.safeParse(request.body ?? {});
     if (!body.success) return reply.code(400).send({ error: { ...describeBodyError(body.error), available: host.environmentNames() } });
     const environment = host.environment(body.data.env);
-    if (!environment) return reply.code(400).send({ error: { code: 'UNKNOWN_ENVIRONMENT', message: `env: no environment named ${body.data.env}`, fields: ['env'], available: host.environmentNames() } });
+    if (!environment)
+      return reply.code(400).send({
+        error: { code: 'UNKNOWN_ENVIRONMENT', message: `env: no environment named ${body.data.env}`, fields: ['env'], available: host.environmentNames() },
+      });
     const ttlMs = body.data.ttl_ms;
     if (ttlMs !== undefined && (ttlMs < MIN_HANDLE_TTL_MS || ttlMs > maxTtlMs)) {
       const message = `ttl_ms: ${ttlMs} is outside this server's bounds, ${MIN_HANDLE_TTL_MS} to ${maxTtlMs} ms (the server's idleTtlMs, set by --idle-ttl-ms or CORRAL_IDLE_TTL_MS)`;
@@ -26,7 +29,10 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     }
     const principal = resolvePrincipal(request.headers, request.ip);
     quotas.check('maxHandlesPerPrincipal', principal, host.ownedBy(principal).handles);
-    const info = host.createHandle(environment, principal, { ...(ttlMs ? { idleTtlMs: ttlMs } : {}), ...(body.data.env_vars ? { env: body.data.env_vars } : {}) });
+    const info = host.createHandle(environment, principal, {
+      ...(ttlMs ? { idleTtlMs: ttlMs } : {}),
+      ...(body.data.env_vars ? { env: body.data.env_vars } : {}),
+    });
     const failedUpload = await uploadFiles(info.id, principal, body.data.files ?? []);
     if (failedUpload) {
       await host.deleteHandle(info.id, principal);
@@ -36,7 +42,9 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send(describe(request, host.describeHandle(info.id, principal) ?? info));
   });
 
-  app.get('/v1/sandboxes', async (request) => ({ sandboxes: host.listHandles(resolvePrincipal(request.headers, request.ip)).map((info) => describe(request, info)) }));
+  app.get('/v1/sandboxes', async (request) => ({
+    sandboxes: host.listHandles(resolvePrincipal(request.headers, request.ip)).map((info) => describe(request, info)),
+  }));
 
   app.get<{ Params: { id: string } }>('/v1/sandboxes/:id', async (request, reply) => {
     const info = host.describeHandle(request.params.id, resolvePrincipal(request.headers, request.ip));
@@ -53,10 +61,16 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
   void app.register(sandboxFileRoutes);
 
   /** Writes the create's files in order; the first failure, with its path, or undefined. */
-  async function uploadFiles(id: string, principal: string, files: NonNullable<CreateSandboxBody['files']>): Promise<{ path: string; error: unknown } | undefined> {
+  async function uploadFiles(
+    id: string,
+    principal: string,
+    files: NonNullable<CreateSandboxBody['files']>,
+  ): Promise<{ path: string; error: unknown } | undefined> {
     for (const file of files) {
       try {
-        await host.withHandleSession(id, principal, (session) => session.files.write({ path: file.path, content: file.content, encoding: file.encoding, createParents: true }));
+        await host.withHandleSession(id, principal, (session) =>
+          session.files.write({ path: file.path, content: file.content, encoding: file.encoding, createParents: true }),
+        );
       } catch (error) {
         return { path: file.path, error };
       }

@@ -53,11 +53,15 @@ export function addWebSocketEndpoint(app: FastifyInstance): void {
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify(jsonRpcErrorBody(message));
   const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** ws keeps its net.Socket on a private field; batching frames needs it, and everything still works without it. */
 function underlyingStream(webSocket: object): CorkableStream | undefined {
   const stream = (webSocket as { _socket?: Partial<CorkableStream> })._socket;
-  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' && typeof stream.once === 'function' ? (stream as CorkableStream) : undefined;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' && typeof stream.once === 'function'
+    ? (stream as CorkableStream)
+    : undefined;
 }

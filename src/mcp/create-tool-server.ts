@@ -80,12 +80,15 @@ export function buildToolServer(options: CreateToolServerOptions): { server: Mcp
         outcome: result.isError ? 'tool_error' : 'ok',
         ...(errorCode ? { errorCode } : {}),
       });
-      return server.server.projectCallToolResult({
-        content: [{ type: 'text', text: result.text }],
-        structuredContent: result.structuredContent as Record<string, unknown>,
-        ...(result.isError ? { isError: true } : {}),
-        // Our output schemas all have object roots, so there is no advertised non-object schema to wrap for.
-      }, undefined);
+      return server.server.projectCallToolResult(
+        {
+          content: [{ type: 'text', text: result.text }],
+          structuredContent: result.structuredContent as Record<string, unknown>,
+          ...(result.isError ? { isError: true } : {}),
+          // Our output schemas all have object roots, so there is no advertised non-object schema to wrap for.
+        },
+        undefined,
+      );
     } catch (error) {
       options.observer?.toolCallFinished({ tool: tool.name, durationMs: performance.now() - startedAt, outcome: 'failed', errorCode: errorCodeOf(error) });
       throw toProtocolError(error);
@@ -107,9 +110,13 @@ export type DirectToolCall = (params: { name: string; arguments?: Record<string,
  */
 async function failIfUnresponsive(sandboxes: ToolSandboxes, kind: SandboxKind, session: SandboxSession, toolName: string): Promise<void> {
   if (!(await sandboxes.retireIfUnresponsive?.(kind, session))) return;
-  throw new CorralError('SBX_ERR_UNRESPONSIVE', `${toolName} timed out and sandbox ${session.id} then failed its health check; it was taken out of service and its state is lost (the next call starts a fresh sandbox)`, {
-    details: { sandboxId: session.id, tool: toolName },
-  });
+  throw new CorralError(
+    'SBX_ERR_UNRESPONSIVE',
+    `${toolName} timed out and sandbox ${session.id} then failed its health check; it was taken out of service and its state is lost (the next call starts a fresh sandbox)`,
+    {
+      details: { sandboxId: session.id, tool: toolName },
+    },
+  );
 }
 
 /** Tool results that failed inside the tool carry `{error: {code}}`; failures the tool reports in its own shape (exit code) count as TOOL_FAILED. */

@@ -89,9 +89,15 @@ export class LazySandboxes implements ToolSandboxes {
         void lease.release({ destroy: true });
       }
       // Silently swapping in a fresh sandbox would hide lost REPL and file state from the caller.
-      throw new CorralError('SBX_ERR_CLOSED', 'the sandbox of this session is gone (it died or reached its lifetime) and its state with it; the next call starts a fresh one');
+      throw new CorralError(
+        'SBX_ERR_CLOSED',
+        'the sandbox of this session is gone (it died or reached its lifetime) and its state with it; the next call starts a fresh one',
+      );
     }
-    const acquireOptions = this.environmentVariables && kind === 'general' ? { abortSignal: this.lifetime.signal, env: this.environmentVariables } : { abortSignal: this.lifetime.signal };
+    const acquireOptions =
+      this.environmentVariables && kind === 'general'
+        ? { abortSignal: this.lifetime.signal, env: this.environmentVariables }
+        : { abortSignal: this.lifetime.signal };
     const started = this.source.acquire(kind, acquireOptions).then(async (lease) => {
       // Released while the pool was still creating it: hand it straight back.
       if (this.released) {
@@ -130,6 +136,13 @@ export class LazySandboxes implements ToolSandboxes {
     this.lifetime.abort(new CorralError('SBX_ERR_CLOSED', 'handle released'));
     const pending = [...this.leases.values()];
     this.leases.clear();
-    await Promise.all(pending.map((lease) => lease.then((held) => held.release(), () => undefined)));
+    await Promise.all(
+      pending.map((lease) =>
+        lease.then(
+          (held) => held.release(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }

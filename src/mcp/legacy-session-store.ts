@@ -51,7 +51,13 @@ export class LegacySessionStore {
   }
 
   /** The session's fast path; undefined when the session is unknown here or its tools/call is not ours. */
-  fastToolCall(entry: ToolCatalogEntry, sessionId: string, principal: string, message: ToolCallMessage, abortSignal: AbortSignal): Promise<ToolCallReply> | undefined {
+  fastToolCall(
+    entry: ToolCatalogEntry,
+    sessionId: string,
+    principal: string,
+    message: ToolCallMessage,
+    abortSignal: AbortSignal,
+  ): Promise<ToolCallReply> | undefined {
     return this.find(entry, sessionId, principal)?.assembly.callTool?.(message, abortSignal);
   }
 

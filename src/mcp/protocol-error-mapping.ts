@@ -17,7 +17,11 @@ export function toProtocolError(error: unknown): ProtocolError {
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ProtocolError(ProtocolErrorCode.InternalError, `internal error: ${message}`, { corralCode: 'INTERNAL', audience: 'infrastructure', transient: false });
+  return new ProtocolError(ProtocolErrorCode.InternalError, `internal error: ${message}`, {
+    corralCode: 'INTERNAL',
+    audience: 'infrastructure',
+    transient: false,
+  });
 }
 
 /** The code recorded in metrics for a thrown fault. */

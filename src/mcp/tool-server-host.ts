@@ -82,7 +82,9 @@ export class ToolServerHost {
   /** /mcp/<env> without a handle. */
   async handleEnvironmentRequest(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
     // A session id exists only in the 2025 era: skip the body sniff (a clone and re-read of every request) then.
-    const legacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
+    const legacy =
+      request.headers.has('mcp-session-id') ||
+      (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
     if (legacy) return this.legacySessions.handle(entry, request, principal);
     return this.sessionlessHandler(entry).fetch(request);
   }
@@ -92,7 +94,13 @@ export class ToolServerHost {
    * without the SDK's web-standard transport and returns the JSON-RPC response, or undefined to take the
    * normal path (unknown session or handle, another principal's, or an entry whose tools/call is not ours).
    */
-  fastToolCall(entry: ToolCatalogEntry, target: FastCallTarget, principal: string, message: ToolCallMessage, abortSignal: AbortSignal): Promise<ToolCallReply> | undefined {
+  fastToolCall(
+    entry: ToolCatalogEntry,
+    target: FastCallTarget,
+    principal: string,
+    message: ToolCallMessage,
+    abortSignal: AbortSignal,
+  ): Promise<ToolCallReply> | undefined {
     if ('sessionId' in target) return this.legacySessions.fastToolCall(entry, target.sessionId, principal, message, abortSignal);
     const record = this.handleOf(entry, target.handleId, principal);
     return record?.extra.fastPath.callTool?.(message, abortSignal);
@@ -126,7 +134,12 @@ export class ToolServerHost {
    * Runs `use` with the handle's general sandbox session (leased on first use), counted as a call so idle expiry
    * waits for it. Undefined when the handle is not found (or is another principal's).
    */
-  async withHandleSession<T>(id: string, principal: string, use: (session: SandboxSession) => Promise<T>, options: { abortSignal?: AbortSignal } = {}): Promise<{ value: T } | undefined> {
+  async withHandleSession<T>(
+    id: string,
+    principal: string,
+    use: (session: SandboxSession) => Promise<T>,
+    options: { abortSignal?: AbortSignal } = {},
+  ): Promise<{ value: T } | undefined> {
     const record = this.handles.get(id, principal);
     if (!record) return undefined;
     const endCall = record.sandboxes.beginCall();
@@ -189,7 +202,12 @@ export class ToolServerHost {
   }
 
   stats(): { legacySessions: number; handles: number; transientSandboxSets: number; connections: number } {
-    return { legacySessions: this.legacySessions.size, handles: this.handles.size, transientSandboxSets: this.transient.size, connections: this.connections.size };
+    return {
+      legacySessions: this.legacySessions.size,
+      handles: this.handles.size,
+      transientSandboxSets: this.transient.size,
+      connections: this.connections.size,
+    };
   }
 
   /** Ends every session, handle and connection and releases every lease. Idempotent. */
@@ -210,7 +228,13 @@ export class ToolServerHost {
 
   /** Every server this host builds, for any binding, is assembled here: same observer, same extensions. */
   private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding): ToolServerAssembly {
-    return assembleToolServer({ tools: entry.tools, instructions: entry.instructions, extendServer: entry.extendServer, observer: this.options.observer, sandboxes });
+    return assembleToolServer({
+      tools: entry.tools,
+      instructions: entry.instructions,
+      extendServer: entry.extendServer,
+      observer: this.options.observer,
+      sandboxes,
+    });
   }
 
   private handleOf(entry: ToolCatalogEntry, handleId: string, principal: string): HandleRecord<HandleServing> | undefined {

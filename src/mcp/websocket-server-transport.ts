@@ -88,7 +88,11 @@ export class WebSocketServerTransport implements Transport {
       message = parseJSONRPCMessage(parsed);
     } catch (error) {
       const id = (parsed as { id?: unknown } | null)?.id;
-      return this.replyError(EDGE_ERROR_CODES.invalidRequest, `Invalid Request: ${(error as Error).message}`, typeof id === 'string' || typeof id === 'number' ? id : null);
+      return this.replyError(
+        EDGE_ERROR_CODES.invalidRequest,
+        `Invalid Request: ${(error as Error).message}`,
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+      );
     }
     if (this.options.dispatch) this.options.dispatch(() => this.onmessage?.(message));
     else this.onmessage?.(message);

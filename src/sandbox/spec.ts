@@ -26,7 +26,11 @@ export const sandboxSpecSchema = z
     /** Environment variables for commands run in the sandbox. */
     env: z.record(z.string(), z.string()).default({}),
     /** Hard lifetime of one sandbox; the in-sandbox agent kills itself when it passes (dead-man switch). */
-    maxLifetimeMs: z.number().int().positive().default(60 * 60 * 1000),
+    maxLifetimeMs: z
+      .number()
+      .int()
+      .positive()
+      .default(60 * 60 * 1000),
     /** Process backend only: run without bubblewrap. Refused unless set explicitly. */
     allowUnsandboxed: z.boolean().default(false),
   })

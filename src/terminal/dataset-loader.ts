@@ -34,13 +34,20 @@ export async function loadTaskDataset(path: string): Promise<TaskDataset> {
     }
   }
   if (tasks.length === 0 && failures.length === 0) {
-    throw new CorralError('TASK_ERR_NOT_FOUND', `${root}: holds no task folder (instruction.md + task.toml, or a TB v1 task.yaml)`, { details: { path: root } });
+    throw new CorralError('TASK_ERR_NOT_FOUND', `${root}: holds no task folder (instruction.md + task.toml, or a TB v1 task.yaml)`, {
+      details: { path: root },
+    });
   }
   // Results and image tags are keyed by name, so a second task of the same name is a failure, not a clash.
   const seen = new Map<string, string>();
   const unique = tasks.filter((task) => {
     const earlier = seen.get(task.name);
-    if (earlier) failures.push({ directory: task.directory, code: 'TASK_ERR_INVALID', message: `${task.directory}: task name ${task.name} is already used by ${earlier}` });
+    if (earlier)
+      failures.push({
+        directory: task.directory,
+        code: 'TASK_ERR_INVALID',
+        message: `${task.directory}: task name ${task.name} is already used by ${earlier}`,
+      });
     else seen.set(task.name, task.directory);
     return !earlier;
   });

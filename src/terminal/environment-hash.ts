@@ -28,6 +28,10 @@ export async function taskImageHash(contextDirectory: string, rewrittenDockerfil
 
 /** corral-task/<name>: Docker repositories allow [a-z0-9] separated by . _ - and /. */
 export function taskImageRepository(taskName: string): string {
-  const safe = taskName.toLowerCase().replace(/[^a-z0-9/._-]+/g, '-').replace(/\/+/g, '-').replace(/^[-._]+|[-._]+$/g, '');
+  const safe = taskName
+    .toLowerCase()
+    .replace(/[^a-z0-9/._-]+/g, '-')
+    .replace(/\/+/g, '-')
+    .replace(/^[-._]+|[-._]+$/g, '');
   return `corral-task/${safe || 'task'}`;
 }

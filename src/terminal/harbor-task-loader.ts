@@ -22,7 +22,9 @@ export async function loadHarborTask(directory: string): Promise<TerminalTask> {
   const section = config.environment;
   const dockerImage = section.docker_image;
   if (!dockerImage && !(await isFile(join(environmentDirectory, 'Dockerfile')))) {
-    throw new CorralError('TASK_ERR_INVALID', `${environmentDirectory}/Dockerfile: missing (or set [environment].docker_image in task.toml)`, { details: { path: root } });
+    throw new CorralError('TASK_ERR_INVALID', `${environmentDirectory}/Dockerfile: missing (or set [environment].docker_image in task.toml)`, {
+      details: { path: root },
+    });
   }
   const testsDirectory = join(root, 'tests');
   if (!(await isFile(join(testsDirectory, 'test.sh')))) {

@@ -42,6 +42,8 @@ export interface CheckReport {
 export async function checkDataset(dataset: TaskDataset, map: BaseImageMap): Promise<CheckReport> {
   const lines: string[] = [];
   for (const task of dataset.tasks) lines.push(await describeTask(task, map));
-  const errorLines = dataset.failures.map((failure) => `${relative(dataset.root, failure.directory) || failure.directory}: ${failure.code}: ${failure.message}`);
+  const errorLines = dataset.failures.map(
+    (failure) => `${relative(dataset.root, failure.directory) || failure.directory}: ${failure.code}: ${failure.message}`,
+  );
   return { lines, errorLines, ok: errorLines.length === 0 };
 }

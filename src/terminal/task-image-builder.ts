@@ -57,7 +57,10 @@ async function buildOneTaskImage(task: TerminalTask, options: TaskImageBuildOpti
     const environment = task.environment;
     if (environment.dockerImage) {
       if (!(await imageId(options.docker, environment.dockerImage))) {
-        throw new CorralError('TASK_ERR_IMAGE_NOT_FOUND', `${task.name}: [environment].docker_image ${environment.dockerImage} is not a local image (corral pulls nothing: docker load or build it first)`);
+        throw new CorralError(
+          'TASK_ERR_IMAGE_NOT_FOUND',
+          `${task.name}: [environment].docker_image ${environment.dockerImage} is not a local image (corral pulls nothing: docker load or build it first)`,
+        );
       }
       return { task: task.name, image: environment.dockerImage, status: 'prebuilt', durationMs: elapsed() };
     }
@@ -67,7 +70,8 @@ async function buildOneTaskImage(task: TerminalTask, options: TaskImageBuildOpti
     for (const base of rewritten.bases) {
       const reference = base.mappedTo ?? base.image;
       const id = await imageId(options.docker, reference);
-      if (!id) throw new CorralError('TASK_ERR_IMAGE_NOT_FOUND', `${task.name}: ${missingBaseMessage(base.image, base.mappedTo)}`, { details: { image: reference } });
+      if (!id)
+        throw new CorralError('TASK_ERR_IMAGE_NOT_FOUND', `${task.name}: ${missingBaseMessage(base.image, base.mappedTo)}`, { details: { image: reference } });
       baseIds.push(id);
     }
     const contentHash = await taskImageHash(context, rewritten.text, baseIds);
@@ -81,7 +85,9 @@ async function buildOneTaskImage(task: TerminalTask, options: TaskImageBuildOpti
     options.log?.(`${task.name}: built ${tag} in ${(elapsed() / 1000).toFixed(1)} s`);
     return { task: task.name, image: tag, status: 'built', logPath, durationMs: elapsed() };
   } catch (error) {
-    const failure = CorralError.isInstance(error) ? error : new CorralError('TASK_ERR_IMAGE_BUILD_FAILED', `${task.name}: ${(error as Error).message}`, { cause: error });
+    const failure = CorralError.isInstance(error)
+      ? error
+      : new CorralError('TASK_ERR_IMAGE_BUILD_FAILED', `${task.name}: ${(error as Error).message}`, { cause: error });
     options.log?.(`${task.name}: ${failure.code}: ${failure.message}`);
     const keptLog = failure.code === 'TASK_ERR_IMAGE_BUILD_FAILED' ? logPath : undefined;
     return { task: task.name, status: 'failed', logPath: keptLog, error: { code: failure.code, message: failure.message }, durationMs: elapsed() };
@@ -105,13 +111,28 @@ async function runBuild(task: TerminalTask, dockerfile: string, tag: string, con
     await cp(environment.contextDirectory!, stage, { recursive: true });
     await writeFile(join(stage, environment.dockerfile!), dockerfile);
     const tar = spawn('tar', ['-C', stage, '-c', '.'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const labels = { [IMAGE_LABEL_KIND]: 'task', [IMAGE_LABEL_HASH]: contentHash, [IMAGE_LABEL_BUILDER]: `task-${TASK_IMAGE_BUILDER_VERSION}`, 'corral.task': task.name };
-    const progress = await docker.buildImage(tar.stdout, { t: tag, dockerfile: environment.dockerfile, labels, networkmode: 'bridge', rm: true, forcerm: true, abortSignal: abort.signal } as Docker.ImageBuildOptions);
+    const labels = {
+      [IMAGE_LABEL_KIND]: 'task',
+      [IMAGE_LABEL_HASH]: contentHash,
+      [IMAGE_LABEL_BUILDER]: `task-${TASK_IMAGE_BUILDER_VERSION}`,
+      'corral.task': task.name,
+    };
+    const progress = await docker.buildImage(tar.stdout, {
+      t: tag,
+      dockerfile: environment.dockerfile,
+      labels,
+      networkmode: 'bridge',
+      rm: true,
+      forcerm: true,
+      abortSignal: abort.signal,
+    } as Docker.ImageBuildOptions);
     await new Promise<void>((resolve, reject) => {
       docker.modem.followProgress(
         progress,
         (error: Error | null, events: Array<{ error?: string }>) => {
-          const failed = abort.signal.aborted ? `build_timeout_sec ${environment.buildTimeoutSec} exceeded` : (error?.message ?? events.find((event) => event.error)?.error);
+          const failed = abort.signal.aborted
+            ? `build_timeout_sec ${environment.buildTimeoutSec} exceeded`
+            : (error?.message ?? events.find((event) => event.error)?.error);
           if (failed) reject(new Error(failed));
           else resolve();
         },
@@ -124,7 +145,10 @@ async function runBuild(task: TerminalTask, dockerfile: string, tag: string, con
   } catch (error) {
     await writeFile(logPath, logLines.join(''));
     const tail = logLines.join('').trimEnd().split('\n').slice(-15).join('\n');
-    throw new CorralError('TASK_ERR_IMAGE_BUILD_FAILED', `${task.name}: docker build failed: ${(error as Error).message} (log ${logPath})\n${tail}`, { cause: error, details: { logPath } });
+    throw new CorralError('TASK_ERR_IMAGE_BUILD_FAILED', `${task.name}: docker build failed: ${(error as Error).message} (log ${logPath})\n${tail}`, {
+      cause: error,
+      details: { logPath },
+    });
   } finally {
     clearTimeout(timer);
     await rm(stage, { recursive: true, force: true });

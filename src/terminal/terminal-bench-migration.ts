@@ -8,7 +8,17 @@ import { isTerminalBenchV1Directory, loadTerminalBenchV1Task } from './terminal-
 import type { TaskLoadFailure, TerminalTask } from './terminal-task.js';
 
 /** Files of a TB v1 folder that become something else in the Harbor form, so are not copied to environment/. */
-const TB_V1_OWN_FILES = new Set(['task.yaml', 'docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml', 'run-tests.sh', 'solution.sh', 'solution.yaml', 'tests']);
+const TB_V1_OWN_FILES = new Set([
+  'task.yaml',
+  'docker-compose.yaml',
+  'docker-compose.yml',
+  'compose.yaml',
+  'compose.yml',
+  'run-tests.sh',
+  'solution.sh',
+  'solution.yaml',
+  'tests',
+]);
 
 /** tests/test.sh of a migrated task: TB v1's run-tests.sh, run as its harness ran it, its exit code → reward.txt. */
 const MIGRATED_TEST_SCRIPT = `#!/bin/bash
@@ -39,13 +49,15 @@ export async function migrateTerminalBenchV1(input: string, output: string): Pro
   const root = resolve(input);
   if (!(await isDirectory(root))) throw new CorralError('TASK_ERR_NOT_FOUND', `${root}: no such folder`, { details: { path: root } });
   const sources = (await isTerminalBenchV1Directory(root)) ? [root] : await childTaskFolders(root);
-  if (sources.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${root}: holds no Terminal-Bench v1 task folder (task.yaml)`, { details: { path: root } });
+  if (sources.length === 0)
+    throw new CorralError('TASK_ERR_NOT_FOUND', `${root}: holds no Terminal-Bench v1 task folder (task.yaml)`, { details: { path: root } });
   const result: MigrationResult = { migrated: [], failures: [] };
   for (const source of sources) {
     try {
       const task = await loadTerminalBenchV1Task(source);
       const target = join(resolve(output), task.name);
-      if (await isDirectory(target)) throw new CorralError('TASK_ERR_INVALID', `${target}: already exists; migrate into an empty folder`, { details: { path: target } });
+      if (await isDirectory(target))
+        throw new CorralError('TASK_ERR_INVALID', `${target}: already exists; migrate into an empty folder`, { details: { path: target } });
       await writeHarborTask(task, target);
       await loadHarborTask(target);
       result.migrated.push({ name: task.name, from: source, to: target });
@@ -66,7 +78,9 @@ async function writeHarborTask(task: TerminalTask, target: string): Promise<void
   if (await isDirectory(task.testsDirectory)) await cp(task.testsDirectory, tests, { recursive: true });
   await mkdir(tests, { recursive: true });
   if (await isFile(join(tests, 'run-tests.sh'))) {
-    throw new CorralError('TASK_ERR_INVALID', `${task.testsDirectory}/run-tests.sh: clashes with the migrated copy of run-tests.sh`, { details: { path: task.directory } });
+    throw new CorralError('TASK_ERR_INVALID', `${task.testsDirectory}/run-tests.sh: clashes with the migrated copy of run-tests.sh`, {
+      details: { path: task.directory },
+    });
   }
   await cp(task.testScript, join(tests, 'run-tests.sh'));
   await writeFile(join(tests, 'test.sh'), MIGRATED_TEST_SCRIPT, { mode: 0o755 });

@@ -44,7 +44,9 @@ export async function loadTerminalBenchV1Task(directory: string): Promise<Termin
   if (!instruction) throw new CorralError('TASK_ERR_INVALID', `${yamlPath}: instruction: missing`, { details: { path: yamlPath } });
   const build = await composeBuild(root);
   if (!(await isFile(join(build.context, build.dockerfile)))) {
-    throw new CorralError('TASK_ERR_INVALID', `${join(build.context, build.dockerfile)}: missing (a TB v1 task needs its Dockerfile)`, { details: { path: root } });
+    throw new CorralError('TASK_ERR_INVALID', `${join(build.context, build.dockerfile)}: missing (a TB v1 task needs its Dockerfile)`, {
+      details: { path: root },
+    });
   }
   if (!(await isFile(join(root, 'run-tests.sh')))) {
     throw new CorralError('TASK_ERR_INVALID', `${root}/run-tests.sh: missing (the TB v1 test entry point)`, { details: { path: root } });
@@ -98,7 +100,9 @@ async function composeBuild(root: string): Promise<{ context: string; dockerfile
   const services = Object.entries(parsed.data.services);
   if (services.length !== 1) {
     const names = services.map(([name]) => name).join(', ');
-    throw new CorralError('TASK_ERR_UNSUPPORTED', `${composePath}: ${services.length} services (${names}); only one-service compose files are supported`, { details: { path: composePath } });
+    throw new CorralError('TASK_ERR_UNSUPPORTED', `${composePath}: ${services.length} services (${names}); only one-service compose files are supported`, {
+      details: { path: composePath },
+    });
   }
   const build = services[0]![1].build;
   const context = typeof build === 'string' ? build : (build?.context ?? '.');

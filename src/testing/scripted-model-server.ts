@@ -63,14 +63,17 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
   let callIndex = 0;
 
   const server = createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (request, response) => {
-    void handle(request, response).catch((error: unknown) => sendJson(response, 500, { error: { message: `scripted model server: ${(error as Error).message}` } }));
+    void handle(request, response).catch((error: unknown) =>
+      sendJson(response, 500, { error: { message: `scripted model server: ${(error as Error).message}` } }),
+    );
   });
   // Benchmarks hold ~1000 requests in flight on kept-alive connections: no per-socket request cap, a deep backlog.
   server.maxRequestsPerSocket = 0;
   server.headersTimeout = 60_000;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions'))
+      return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
     let body: ChatCompletionRequestBody;
     try {
       body = JSON.parse(await readBody(request)) as ChatCompletionRequestBody;
@@ -127,7 +130,11 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
   };
 }
 
-function completionBody(request: ChatCompletionRequestBody, index: number, reply: Extract<ModelReply, { kind: 'tool-calls' | 'text' }>): Record<string, unknown> {
+function completionBody(
+  request: ChatCompletionRequestBody,
+  index: number,
+  reply: Extract<ModelReply, { kind: 'tool-calls' | 'text' }>,
+): Record<string, unknown> {
   const message =
     reply.kind === 'text'
       ? { role: 'assistant', content: reply.content }
@@ -142,7 +149,8 @@ function completionBody(request: ChatCompletionRequestBody, index: number, reply
         };
   const tokens = reply.tokens;
   const choice: Record<string, unknown> = { index: 0, message, finish_reason: reply.kind === 'text' ? (reply.finishReason ?? 'stop') : 'tool_calls' };
-  if (tokens?.logprobs) choice['logprobs'] = { content: tokens.logprobs.map((logprob, position) => ({ token: `t${position}`, logprob, bytes: null, top_logprobs: [] })) };
+  if (tokens?.logprobs)
+    choice['logprobs'] = { content: tokens.logprobs.map((logprob, position) => ({ token: `t${position}`, logprob, bytes: null, top_logprobs: [] })) };
   if (tokens?.completionTokenIds) choice['token_ids'] = tokens.completionTokenIds;
   const completionTokens = tokens?.completionTokenIds?.length ?? 1;
   const promptTokens = tokens?.promptTokenIds?.length ?? request.messages.length;

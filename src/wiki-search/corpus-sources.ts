@@ -41,7 +41,9 @@ export async function discoverCorpusSources(dataDir: string): Promise<CorpusSour
   const wikiDir = join(dataDir, 'wiki');
   const entries = await readdir(wikiDir, { withFileTypes: true }).catch(() => null);
   if (entries === null) {
-    throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', `no wiki folder at ${wikiDir} (set CORRAL_DATA_DIR to the data directory)`, { details: { path: wikiDir } });
+    throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', `no wiki folder at ${wikiDir} (set CORRAL_DATA_DIR to the data directory)`, {
+      details: { path: wikiDir },
+    });
   }
   const sources: CorpusSource[] = [];
   // Code-unit order, not locale order: the same folders give the same combined index everywhere.
@@ -74,11 +76,9 @@ export async function loadCorpora(sources: readonly CorpusSource[]): Promise<Wik
     for (const page of await loadCorpusSource(source)) {
       const earlier = sourceOfId.get(page.id);
       if (earlier !== undefined) {
-        throw new CorralError(
-          'WIKI_ERR_DUPLICATE_PAGE_ID',
-          `page id "${page.id}" occurs in both ${earlier} and ${source.path}; give one of them an idPrefix`,
-          { details: { pageId: page.id, paths: [earlier, source.path] } },
-        );
+        throw new CorralError('WIKI_ERR_DUPLICATE_PAGE_ID', `page id "${page.id}" occurs in both ${earlier} and ${source.path}; give one of them an idPrefix`, {
+          details: { pageId: page.id, paths: [earlier, source.path] },
+        });
       }
       sourceOfId.set(page.id, source.path);
       combined.push(page);

@@ -12,7 +12,13 @@ export function encodePages(pages: readonly SectionedPage[]): string {
     page.id,
     page.title,
     page.content,
-    page.sections.map((section): SavedSection => [section.sectionId, section.sectionName, section.origin === 'heading' ? 'h' : 'p', section.start, section.end]),
+    page.sections.map((section): SavedSection => [
+      section.sectionId,
+      section.sectionName,
+      section.origin === 'heading' ? 'h' : 'p',
+      section.start,
+      section.end,
+    ]),
   ]);
   return JSON.stringify(saved);
 }

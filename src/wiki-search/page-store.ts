@@ -22,7 +22,9 @@ export class PageStore {
     const passages: Passage[] = [];
     pages.forEach((page, pageIndex) => {
       if (this.pageIndexById.has(page.id)) {
-        throw new CorralError('WIKI_ERR_DUPLICATE_PAGE_ID', `page id "${page.id}" occurs twice in the pages given to the index`, { details: { pageId: page.id } });
+        throw new CorralError('WIKI_ERR_DUPLICATE_PAGE_ID', `page id "${page.id}" occurs twice in the pages given to the index`, {
+          details: { pageId: page.id },
+        });
       }
       this.pageIndexById.set(page.id, pageIndex);
       for (const section of page.sections) this.sectionById.set(section.sectionId, section);

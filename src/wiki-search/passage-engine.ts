@@ -38,7 +38,13 @@ export function loadPassageEngine(json: string): PassageEngine {
   return MiniSearch.loadJSON<EngineDocument>(json, ENGINE_OPTIONS);
 }
 
-export function addPassage(engine: PassageEngine, passageNumber: number, titleTerms: readonly string[], titleWeight: number, textTerms: readonly string[]): void {
+export function addPassage(
+  engine: PassageEngine,
+  passageNumber: number,
+  titleTerms: readonly string[],
+  titleWeight: number,
+  textTerms: readonly string[],
+): void {
   const weighted: string[] = [];
   for (let repeat = 0; repeat < titleWeight; repeat += 1) weighted.push(...titleTerms);
   weighted.push(...textTerms);

@@ -21,7 +21,13 @@ function cutAtWord(text: string, maxChars: number): string {
 /** The passage's prose on one line: heading lines dropped, whitespace collapsed. */
 function proseOf(passage: string): string {
   if (!passage.includes('\n') && !passage.includes('  ')) return passage.trim();
-  const text = passage.startsWith('#') || passage.includes('\n#') ? passage.split('\n').filter((line) => !line.startsWith('#')).join(' ') : passage;
+  const text =
+    passage.startsWith('#') || passage.includes('\n#')
+      ? passage
+          .split('\n')
+          .filter((line) => !line.startsWith('#'))
+          .join(' ')
+      : passage;
   return text.replace(/\s+/g, ' ').trim();
 }
 
@@ -76,7 +82,8 @@ export function snippetMaker(queryTerms: Iterable<string>, maxChars = DEFAULT_SN
     });
     let end = starts[best + 1] ?? prose.length;
     // Extend with following sentences while they fit.
-    for (let next = best + 2; next <= starts.length && (starts[next] ?? prose.length) - (starts[best] ?? 0) <= maxChars; next += 1) end = starts[next] ?? prose.length;
+    for (let next = best + 2; next <= starts.length && (starts[next] ?? prose.length) - (starts[best] ?? 0) <= maxChars; next += 1)
+      end = starts[next] ?? prose.length;
     return cutAtWord(prose.slice(starts[best] ?? 0, end).trim(), maxChars);
   };
 }

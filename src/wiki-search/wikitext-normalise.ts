@@ -41,11 +41,7 @@ function tightenQuotes(line: string): string {
 /** Normalise one line of tokenised text (no newlines inside). */
 function normaliseTokenisedLine(line: string): string {
   return tightenQuotes(
-    line
-      .replace(IN_WORD_MARKERS, '$1')
-      .replace(SPACE_BEFORE_CLOSING, '$1')
-      .replace(SPACE_AFTER_OPENING, '$1')
-      .replace(SPACE_BEFORE_CLITIC, '$1$2'),
+    line.replace(IN_WORD_MARKERS, '$1').replace(SPACE_BEFORE_CLOSING, '$1').replace(SPACE_AFTER_OPENING, '$1').replace(SPACE_BEFORE_CLITIC, '$1$2'),
   );
 }
 

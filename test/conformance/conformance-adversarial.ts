@@ -26,18 +26,23 @@ function memoryBombCode(fixture: SandboxFixture): string {
 export function describeAdversarialConformance(makeProvider: MakeProvider, spec: SandboxSpecInput): void {
   describe('adversarial: fork bomb', () => {
     const fixture = useSandbox(makeProvider, spec);
-    itWithCapabilities(['exec'], 'is contained by the pids limit and fully killed when the call ends; sandbox and host keep working', { timeout: 120_000 }, async () => {
-      requireCapabilities(fixture, 'exec');
-      // The first shell returns at once; its background copies hold the output pipes until the agent kills the group.
-      const result = await fixture.session.exec({ command: 'bomb() { bomb | bomb & }; bomb; sleep 3', timeoutMs: 5_000 });
-      expect(typeof result.durationMs).toBe('number');
-      await expectStillUsable(fixture);
-      if (!fixture.handle.closed) {
-        const shells = (await processNames(fixture.session)).filter((name) => name === 'bash');
-        expect(shells.length).toBeLessThanOrEqual(1); // only the shell running the check itself
-      }
-      hostStillWorks();
-    });
+    itWithCapabilities(
+      ['exec'],
+      'is contained by the pids limit and fully killed when the call ends; sandbox and host keep working',
+      { timeout: 120_000 },
+      async () => {
+        requireCapabilities(fixture, 'exec');
+        // The first shell returns at once; its background copies hold the output pipes until the agent kills the group.
+        const result = await fixture.session.exec({ command: 'bomb() { bomb | bomb & }; bomb; sleep 3', timeoutMs: 5_000 });
+        expect(typeof result.durationMs).toBe('number');
+        await expectStillUsable(fixture);
+        if (!fixture.handle.closed) {
+          const shells = (await processNames(fixture.session)).filter((name) => name === 'bash');
+          expect(shells.length).toBeLessThanOrEqual(1); // only the shell running the check itself
+        }
+        hostStillWorks();
+      },
+    );
   });
 
   describe('adversarial: memory bomb in exec', () => {

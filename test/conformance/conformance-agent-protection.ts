@@ -124,7 +124,10 @@ export function describeAgentProtectionConformance(makeProvider: MakeProvider, s
         timeoutMs: 30_000,
       });
       expect(setup.exitCode).toBe(0);
-      const started = await session.exec({ command: 'for i in $(seq 200); do [ -e survivor.txt ] && break; sleep 0.05; done; [ -e survivor.txt ] && echo started', timeoutMs: 30_000 });
+      const started = await session.exec({
+        command: 'for i in $(seq 200); do [ -e survivor.txt ] && break; sleep 0.05; done; [ -e survivor.txt ] && echo started',
+        timeoutMs: 30_000,
+      });
       expect(started.stdout).toBe('started\n');
 
       const report = await fixture.handle.reset();
@@ -135,7 +138,8 @@ export function describeAgentProtectionConformance(makeProvider: MakeProvider, s
       // (an answer to an id never sent would have closed the sandbox). Backends that give each exec its own PID
       // namespace end the daemon with its exec; the file check still holds there.
       const after = await session.exec({
-        command: 'sleep 0.5; for f in /proc/[0-9]*; do [ -O "$f" ] && tr "\\0" " " < "$f/cmdline" 2>/dev/null | grep -q "^agent.py" && echo "$f"; done; ls survivor.txt /tmp/survivor.txt /dev/shm/survivor.txt 2>&1 | grep -v "No such file"; true',
+        command:
+          'sleep 0.5; for f in /proc/[0-9]*; do [ -O "$f" ] && tr "\\0" " " < "$f/cmdline" 2>/dev/null | grep -q "^agent.py" && echo "$f"; done; ls survivor.txt /tmp/survivor.txt /dev/shm/survivor.txt 2>&1 | grep -v "No such file"; true',
         timeoutMs: 30_000,
       });
       expect(after.stdout).toBe('');

@@ -21,7 +21,12 @@ export function describeExecConformance(makeProvider: MakeProvider, spec: Sandbo
     itWithCapabilities(['exec', 'files'], 'applies env (call and spec) and cwd relative to the workspace, and feeds stdin', async () => {
       requireCapabilities(fixture, 'exec', 'files');
       await fixture.session.files.mkdir({ path: 'sub/dir' });
-      const result = await fixture.session.exec({ command: `echo "$GREETING $${SPEC_ENV_NAME}"; pwd; cat`, env: { GREETING: 'hi' }, cwd: 'sub/dir', stdin: 'piped' });
+      const result = await fixture.session.exec({
+        command: `echo "$GREETING $${SPEC_ENV_NAME}"; pwd; cat`,
+        env: { GREETING: 'hi' },
+        cwd: 'sub/dir',
+        stdin: 'piped',
+      });
       expect(result.stdout).toBe(`hi from-spec\n${fixture.session.workspace}/sub/dir\npiped`);
     });
 

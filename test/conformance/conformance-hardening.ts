@@ -74,11 +74,19 @@ export function describeHardeningConformance(makeProvider: MakeProvider, spec: S
   describe('privilege hardening', () => {
     const fixture = useSandbox(makeProvider, spec);
 
-    itWithCapabilities(['exec'], 'runs commands as a non-root uid that maps to no host root, unable to reach host knobs, system dirs or new user namespaces', async () => {
-      requireCapabilities(fixture, 'exec');
-      const probe = (await runPython(fixture.session, PRIVILEGE_PROBE)) as { euid: number; hostUid: number | null; succeeded: string[] };
-      expect({ root: probe.euid === 0, mapsToHostRoot: probe.hostUid === 0, succeeded: probe.succeeded }).toEqual({ root: false, mapsToHostRoot: false, succeeded: [] });
-    });
+    itWithCapabilities(
+      ['exec'],
+      'runs commands as a non-root uid that maps to no host root, unable to reach host knobs, system dirs or new user namespaces',
+      async () => {
+        requireCapabilities(fixture, 'exec');
+        const probe = (await runPython(fixture.session, PRIVILEGE_PROBE)) as { euid: number; hostUid: number | null; succeeded: string[] };
+        expect({ root: probe.euid === 0, mapsToHostRoot: probe.hostUid === 0, succeeded: probe.succeeded }).toEqual({
+          root: false,
+          mapsToHostRoot: false,
+          succeeded: [],
+        });
+      },
+    );
 
     itWithCapabilities(['python'], 'runs REPL code as a non-root uid', async () => {
       requireCapabilities(fixture, 'python');
@@ -96,7 +104,9 @@ export function describeHardeningConformance(makeProvider: MakeProvider, spec: S
       const planted = (await runPython(fixture.session, PLANT_EVERYWHERE, [token, fixture.session.workspace])) as string[];
       const report = await fixture.handle.reset();
       expect(report).toMatchObject({ ok: true });
-      const survivors = await fixture.session.exec({ command: ['sh', '-c', 'for path in "$@"; do [ -e "$path" ] && echo "$path"; done; true', 'check', ...planted] });
+      const survivors = await fixture.session.exec({
+        command: ['sh', '-c', 'for path in "$@"; do [ -e "$path" ] && echo "$path"; done; true', 'check', ...planted],
+      });
       expect(survivors.stdout.split('\n').filter(Boolean)).toEqual([]);
     });
   });

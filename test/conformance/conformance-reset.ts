@@ -10,7 +10,9 @@ export function describeResetConformance(makeProvider: MakeProvider, spec: Sandb
       requireCapabilities(fixture, 'exec', 'files', 'python');
       const { session } = fixture;
       // A detached daemon that survives its exec call, files in the workspace and /tmp, and REPL state.
-      const setup = await session.exec({ command: '(sleep 1000 > /dev/null 2>&1 &); echo data > /tmp/left.txt; mkdir -p deep/er; echo data > deep/er/f.txt; chmod 000 deep; echo ok' });
+      const setup = await session.exec({
+        command: '(sleep 1000 > /dev/null 2>&1 &); echo data > /tmp/left.txt; mkdir -p deep/er; echo data > deep/er/f.txt; chmod 000 deep; echo ok',
+      });
       expect(setup.stdout).toBe('ok\n');
       expect(await processNames(session)).toContain('sleep');
       await session.python({ code: 'remembered = 1' });

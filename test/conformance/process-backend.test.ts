@@ -26,7 +26,8 @@ function descendantsRunning(root: number, program: string, argument: string): nu
     }
   }
   const under = (pid: number): boolean => {
-    for (let current = parents.get(pid), hops = 0; current !== undefined && hops < 64; current = parents.get(current), hops += 1) if (current === root) return true;
+    for (let current = parents.get(pid), hops = 0; current !== undefined && hops < 64; current = parents.get(current), hops += 1)
+      if (current === root) return true;
     return false;
   };
   return [...parents.keys()].filter((pid) => {

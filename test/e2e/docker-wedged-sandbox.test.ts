@@ -26,7 +26,15 @@ const dockerAvailable = await backendAvailable('docker');
 
 /** Containers of this test process (the pool labels each with our owner id), running or paused. */
 async function ownContainers(): Promise<string[]> {
-  const { stdout } = await execFileAsync('docker', ['ps', '-q', '--no-trunc', '--filter', 'label=corral.app=corral', '--filter', `label=corral.owner=${OWNER_ID}`]);
+  const { stdout } = await execFileAsync('docker', [
+    'ps',
+    '-q',
+    '--no-trunc',
+    '--filter',
+    'label=corral.app=corral',
+    '--filter',
+    `label=corral.owner=${OWNER_ID}`,
+  ]);
   return stdout.split('\n').filter(Boolean);
 }
 
@@ -94,7 +102,11 @@ describe.skipIf(!dockerAvailable)('a wedged docker sandbox behind the MCP tool s
     });
 
     // Out of service: the pool destroys the container rather than keeping or reusing it.
-    await waitFor(() => pool.stats().every((bucket) => bucket.leased === 0), 30_000, () => JSON.stringify(pool.stats()));
+    await waitFor(
+      () => pool.stats().every((bucket) => bucket.leased === 0),
+      30_000,
+      () => JSON.stringify(pool.stats()),
+    );
     const deadline = performance.now() + 60_000;
     while (await containerExists(wedged)) {
       if (performance.now() > deadline) throw new Error(`container ${wedged} still exists`);

@@ -32,14 +32,21 @@ describe.skipIf(missingNode22)('the MCP conformance suite against corral serve',
       );
       expect(inEra.filter((outcome) => outcome.environment === 'conformance').length).toBeGreaterThanOrEqual(24);
     }
-    const checked = report.outcomes.filter((outcome) => outcome.era === '2025-11-25' && outcome.environment === NORMAL_ENVIRONMENT).map((outcome) => outcome.scenario);
+    const checked = report.outcomes
+      .filter((outcome) => outcome.era === '2025-11-25' && outcome.environment === NORMAL_ENVIRONMENT)
+      .map((outcome) => outcome.scenario);
     expect(checked.sort()).toEqual([...FIXTURE_INDEPENDENT_SCENARIOS].sort());
   }, 300_000);
 
   it('records a failure for a scenario whose fixtures the environment lacks, and has no fixtures without the flag', async () => {
     const server = await startCorralServer([]);
     try {
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+      };
       const response = await fetch(`${server.baseUrl}/mcp/conformance`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -13,7 +13,12 @@ import { cites } from './mcp-requirements.js';
 const processBackend = await backendAvailable('process');
 const TOKEN = 'edges-test-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 describe.skipIf(!processBackend)(`MCP HTTP edge cases, process backend ${cites('HTTP-ALIVE')}`, () => {
   let server: TestServer;
@@ -46,12 +51,22 @@ describe.skipIf(!processBackend)(`MCP HTTP edge cases, process backend ${cites('
 
   it(`answers an unknown method with -32601 ${cites('ERR-UNKNOWN-METHOD')}`, async () => {
     const sessionId = await openSession();
-    const response = await postJsonRpc(server.port, '/mcp/python', { jsonrpc: '2.0', id: 2, method: 'no/such/method' }, { ...AUTH, 'mcp-session-id': sessionId });
+    const response = await postJsonRpc(
+      server.port,
+      '/mcp/python',
+      { jsonrpc: '2.0', id: 2, method: 'no/such/method' },
+      { ...AUTH, 'mcp-session-id': sessionId },
+    );
     expect(response.json).toMatchObject({ id: 2, error: { code: -32601 } });
   });
 
   it('answers an unknown session id with 404', async () => {
-    const response = await postJsonRpc(server.port, '/mcp/python', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...AUTH, 'mcp-session-id': 'not-a-session' });
+    const response = await postJsonRpc(
+      server.port,
+      '/mcp/python',
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { ...AUTH, 'mcp-session-id': 'not-a-session' },
+    );
     expect(response.status).toBe(404);
   });
 
@@ -91,7 +106,12 @@ describe.skipIf(!processBackend)(`MCP HTTP edge cases, process backend ${cites('
     expect(missing.headers['www-authenticate']).toBe('Bearer');
     const wrong = await postJsonRpc(server.port, '/mcp/python', INITIALIZE, { authorization: 'Bearer nope' });
     expect(wrong.status).toBe(401);
-    const sandboxes = await rawHttp(server.port, { method: 'POST', path: '/v1/sandboxes', headers: { host: `127.0.0.1:${server.port}`, 'content-type': 'application/json', accept: MCP_ACCEPT }, body: '{"env":"python"}' });
+    const sandboxes = await rawHttp(server.port, {
+      method: 'POST',
+      path: '/v1/sandboxes',
+      headers: { host: `127.0.0.1:${server.port}`, 'content-type': 'application/json', accept: MCP_ACCEPT },
+      body: '{"env":"python"}',
+    });
     expect(sandboxes.status).toBe(401);
   });
 

@@ -10,7 +10,12 @@ import { postJsonRpc } from '../helpers/raw-http.js';
 import { cites } from './mcp-requirements.js';
 
 const processBackend = await backendAvailable('process');
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const VERSION = { 'mcp-protocol-version': '2025-11-25' };
 
 describe.skipIf(!processBackend)(`tools/call fast path ${cites('HTTP-FAST-CALL')}`, () => {
@@ -45,15 +50,25 @@ describe.skipIf(!processBackend)(`tools/call fast path ${cites('HTTP-FAST-CALL')
   });
 
   it('refuses an unknown session with 404, as the SDK path does', async () => {
-    const response = await postJsonRpc(server.port, '/mcp/python', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } }, { ...VERSION, 'mcp-session-id': 'not-a-session' });
+    const response = await postJsonRpc(
+      server.port,
+      '/mcp/python',
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } },
+      { ...VERSION, 'mcp-session-id': 'not-a-session' },
+    );
     expect(response.status).toBe(404);
   });
 
   it('answers a plain tools/call on a handle (/mcp/<env>/<id>) as application/json, on the same sandbox as the SDK path', async () => {
-    const created = await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ env: 'python' }) });
+    const created = await fetch(`${server.baseUrl}/v1/sandboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ env: 'python' }),
+    });
     const { id } = (await created.json()) as { id: string };
     expect(id).toMatch(/^hdl_/); // a handle, not a backend sandbox (those are sbx_)
-    const onHandle = (callId: number, params: Record<string, unknown>) => postJsonRpc(server.port, `/mcp/python/${id}`, { jsonrpc: '2.0', id: callId, method: 'tools/call', params }, VERSION);
+    const onHandle = (callId: number, params: Record<string, unknown>) =>
+      postJsonRpc(server.port, `/mcp/python/${id}`, { jsonrpc: '2.0', id: callId, method: 'tools/call', params }, VERSION);
     // A progress token keeps this call on the SDK transport (an SSE stream); the plain call after it takes the fast path.
     const viaSdk = await onHandle(9, { name: 'python', arguments: { code: 'y = 41' }, _meta: { progressToken: 'p2' } });
     expect(viaSdk.headers['content-type']).toContain('text/event-stream');
@@ -66,7 +81,12 @@ describe.skipIf(!processBackend)(`tools/call fast path ${cites('HTTP-FAST-CALL')
     expect(after.json).toMatchObject({ id: 13, result: { structuredContent: { value: '42' } } });
     const unknown = await onHandle(11, { name: 'no_such_tool', arguments: {} });
     expect(unknown.json).toMatchObject({ id: 11, error: { code: -32602 } });
-    const missing = await postJsonRpc(server.port, '/mcp/python/hdl_000000000000', { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } }, VERSION);
+    const missing = await postJsonRpc(
+      server.port,
+      '/mcp/python/hdl_000000000000',
+      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } },
+      VERSION,
+    );
     expect(missing.status).toBe(404);
   });
 

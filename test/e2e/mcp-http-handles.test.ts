@@ -63,7 +63,12 @@ describe.skipIf(!processBackend)('sandbox handles over Streamable HTTP, process 
 
   it(`answers 404 for another client's sandbox id, on MCP and on the handle API ${cites('HANDLE-OWNER')}`, async () => {
     const created = await createHandle('alice');
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mallory', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mallory', version: '1' } },
+    };
     const path = `/mcp/python/${created.body.id}`;
     expect((await postJsonRpc(server.port, path, initialize, headersFor('mallory'))).status).toBe(404);
     expect((await rawHttp(server.port, { path: `/v1/sandboxes/${created.body.id}`, headers: headersFor('mallory') })).status).toBe(404);
@@ -76,7 +81,12 @@ describe.skipIf(!processBackend)('sandbox handles over Streamable HTTP, process 
 
   it('rejects an unknown environment and a malformed body', async () => {
     expect((await createHandle('alice', 'nope')).status).toBe(400);
-    const malformed = await rawHttp(server.port, { method: 'POST', path: '/v1/sandboxes', headers: { ...headersFor('alice'), 'content-type': 'application/json' }, body: '{"env":' });
+    const malformed = await rawHttp(server.port, {
+      method: 'POST',
+      path: '/v1/sandboxes',
+      headers: { ...headersFor('alice'), 'content-type': 'application/json' },
+      body: '{"env":',
+    });
     expect(malformed.status).toBe(400);
   });
 

@@ -47,7 +47,9 @@ describe.skipIf(!processBackend)('server lifecycle, process backend', () => {
     const server = await startTestServer();
     const { client } = await connectHttp(`${server.baseUrl}/mcp/python`);
     await callTool(client, 'python', { code: '1' });
-    const handle = (await (await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"env":"python"}' })).json()) as { mcpUrl: string };
+    const handle = (await (
+      await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"env":"python"}' })
+    ).json()) as { mcpUrl: string };
     const other = await connectHttp(handle.mcpUrl, { era: 'modern' });
     await callTool(other.client, 'bash', { command: 'true' });
     expect(leased(server)).toBe(2);

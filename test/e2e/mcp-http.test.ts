@@ -33,7 +33,17 @@ describe.skipIf(!processBackend)('MCP over Streamable HTTP, process backend', ()
   it(`lists the python environment tools with input and output schemas and annotations ${cites('TOOLS-LIST')}`, async () => {
     const { client, transport } = await open();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['bash', 'edit_file', 'glob', 'grep', 'list_dir', 'python', 'python_reset', 'read_file', 'write_file']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'bash',
+      'edit_file',
+      'glob',
+      'grep',
+      'list_dir',
+      'python',
+      'python_reset',
+      'read_file',
+      'write_file',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -159,7 +169,12 @@ describe.skipIf(!processBackend)('MCP over Streamable HTTP, process backend', ()
     expect(thrown.isError).toBe(true);
     expect(textOf(thrown)).toContain('TypeError');
     await callTool(client, 'bash', { command: 'true' });
-    expect(server.pool.stats().map((bucket) => [bucket.backend, bucket.leased]).sort()).toEqual([
+    expect(
+      server.pool
+        .stats()
+        .map((bucket) => [bucket.backend, bucket.leased])
+        .sort(),
+    ).toEqual([
       ['isolate', 1],
       ['process', 1],
     ]);

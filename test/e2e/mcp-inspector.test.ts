@@ -57,7 +57,17 @@ describe.skipIf(!processBackend)('MCP Inspector CLI against corral', () => {
     });
 
     it('calls bash and gets text and structured content back', async () => {
-      const called = await inspector<CalledTool>([inspectorUrl, '--transport', 'http', '--method', 'tools/call', '--tool-name', 'bash', '--tool-arg', 'command=echo hi']);
+      const called = await inspector<CalledTool>([
+        inspectorUrl,
+        '--transport',
+        'http',
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'bash',
+        '--tool-arg',
+        'command=echo hi',
+      ]);
       expect(called.isError).toBeFalsy();
       expect(called.structuredContent).toMatchObject({ stdout: 'hi\n', exit_code: 0 });
       expect(called.content[0]).toMatchObject({ type: 'text' });
@@ -84,7 +94,10 @@ describe.skipIf(!processBackend)('MCP Inspector CLI against corral', () => {
 /** Runs `mcp-inspector --cli <args>` on this Node and parses the JSON it prints on stdout. */
 async function inspector<Result>(args: readonly string[]): Promise<Result> {
   // CORRAL_BACKEND reaches `corral mcp` through the Inspector, which passes its environment to stdio servers.
-  const child = spawn(process.execPath, [INSPECTOR_CLI, '--cli', ...args], { env: { ...process.env, CORRAL_BACKEND: 'process' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [INSPECTOR_CLI, '--cli', ...args], {
+    env: { ...process.env, CORRAL_BACKEND: 'process' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -100,7 +113,13 @@ function pathRewritingProxy(target: string, from: string, to: string): Server {
   return createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const [path = '/', query] = (incoming.url ?? '/').split('?');
     const forwarded = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: `${path === from ? to : path}${query ? `?${query}` : ''}`, headers: incoming.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: `${path === from ? to : path}${query ? `?${query}` : ''}`,
+        headers: incoming.headers,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);

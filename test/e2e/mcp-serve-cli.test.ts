@@ -15,7 +15,10 @@ const CLI = resolve(import.meta.dirname, '../../bin/corral.mjs');
 describe.skipIf(!processBackend)('corral serve, process backend', () => {
   it(`serves MCP over HTTP and shuts down cleanly on SIGTERM ${cites('HTTP-CLOSE')}`, async () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), CORRAL_BACKEND: 'process', CORRAL_MIN_IDLE: '0' };
-    const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--token', 'cli-token'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--token', 'cli-token'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));

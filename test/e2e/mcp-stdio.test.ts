@@ -38,7 +38,12 @@ describe.skipIf(!processBackend)(`corral mcp over stdio, process backend ${cites
     createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
     const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await expect.poll(() => lines.length, { timeout: 20_000 }).toBe(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo hi' } } });

@@ -79,7 +79,14 @@ describe.skipIf(!processBackend)(`MCP over WebSocket, process backend ${cites('W
     socket.send('this is not json');
     await expect.poll(() => replies.length).toBe(1);
     expect(replies[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
-    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    socket.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     await expect.poll(() => replies.length).toBe(2);
     expect(replies[1]).toMatchObject({ id: 1, result: { serverInfo: { name: 'corral' } } });
     socket.close();

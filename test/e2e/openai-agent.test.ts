@@ -36,7 +36,9 @@ function fakeTools(): ToolAccess & { sleepLog: string[] } {
           sleepLog.push(`start:${String(args['label'])}`);
           await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(resolve, Number(args['ms']));
-            options?.abortSignal?.addEventListener('abort', () => (clearTimeout(timer), reject(new CorralError('ERR_ABORTED', 'tool call cancelled'))), { once: true });
+            options?.abortSignal?.addEventListener('abort', () => (clearTimeout(timer), reject(new CorralError('ERR_ABORTED', 'tool call cancelled'))), {
+              once: true,
+            });
           });
           sleepLog.push(`end:${String(args['label'])}`);
           return { text: String(args['label']), isError: false };
@@ -66,7 +68,16 @@ async function serve(script: ModelScript): Promise<ScriptedModelServer> {
 }
 
 function agentFor(server: ScriptedModelServer, options: Partial<OpenAIAgentOptions> = {}): OpenAIAgent {
-  return new OpenAIAgent({ model: 'test-model', baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 2, requestTimeoutMs: 5_000, backoffBaseMs: 5, backoffMaxMs: 20, ...options });
+  return new OpenAIAgent({
+    model: 'test-model',
+    baseURL: server.baseURL,
+    apiKey: 'test-key',
+    maxRetries: 2,
+    requestTimeoutMs: 5_000,
+    backoffBaseMs: 5,
+    backoffMaxMs: 20,
+    ...options,
+  });
 }
 
 interface RunOptions {
@@ -109,7 +120,10 @@ const toolMessages = (recorder: TrajectoryRecorder) => recorder.snapshot().compl
 
 describe('OpenAIAgent over HTTP', () => {
   it('uses tools over several turns, then answers; the conversation sent is the prompt plus the recorded completion', async () => {
-    const server = await serve((_request, index) => [calls({ name: 'add', arguments: { a: 2, b: 3 } }), calls({ name: 'echo', arguments: { text: 'checked' } }), text('The sum is 5.')][index]!);
+    const server = await serve(
+      (_request, index) =>
+        [calls({ name: 'add', arguments: { a: 2, b: 3 } }), calls({ name: 'echo', arguments: { text: 'checked' } }), text('The sum is 5.')][index]!,
+    );
     const { recorder, done } = runAgent(agentFor(server));
     await done;
     const trajectory = recorder.snapshot();
@@ -117,15 +131,31 @@ describe('OpenAIAgent over HTTP', () => {
     expect(trajectory.turns).toBe(3);
     expect(trajectory.completion.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
     expect(toolMessages(recorder).map((message) => message.content)).toEqual(['5', 'checked']);
-    const prompt = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: 'What is 2 + 3?' }];
-    expect(server.requests.map((request) => request.body.messages)).toEqual([prompt, [...prompt, ...trajectory.completion.slice(0, 2)], [...prompt, ...trajectory.completion.slice(0, 4)]]);
+    const prompt = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: 'What is 2 + 3?' },
+    ];
+    expect(server.requests.map((request) => request.body.messages)).toEqual([
+      prompt,
+      [...prompt, ...trajectory.completion.slice(0, 2)],
+      [...prompt, ...trajectory.completion.slice(0, 4)],
+    ]);
     expect(trajectory.events.filter((event) => event.type === 'model-response')).toHaveLength(3);
-    expect(trajectory.toolCalls.map((call) => [call.name, call.turn, call.isError])).toEqual([['add', 1, false], ['echo', 2, false]]);
+    expect(trajectory.toolCalls.map((call) => [call.name, call.turn, call.isError])).toEqual([
+      ['add', 1, false],
+      ['echo', 2, false],
+    ]);
   });
 
   it('runs one turn of tool calls concurrently and returns their results in call order', async () => {
     const server = await serve((_request, index) =>
-      index === 0 ? calls({ name: 'sleep', arguments: { ms: 300, label: 'slow' } }, { name: 'sleep', arguments: { ms: 20, label: 'fast' } }, { name: 'echo', arguments: { text: 'instant' } }) : text('done'),
+      index === 0
+        ? calls(
+            { name: 'sleep', arguments: { ms: 300, label: 'slow' } },
+            { name: 'sleep', arguments: { ms: 20, label: 'fast' } },
+            { name: 'echo', arguments: { text: 'instant' } },
+          )
+        : text('done'),
     );
     const tools = fakeTools();
     const { recorder, done } = runAgent(agentFor(server), { tools });
@@ -147,7 +177,13 @@ describe('OpenAIAgent over HTTP', () => {
   it('sends malformed arguments, unknown tools and tool failures back to the model as readable errors, and carries on', async () => {
     const server = await serve((_request, index) =>
       index === 0
-        ? calls({ name: 'echo', arguments: '{"text": "unterminated' }, { name: 'nope', arguments: {} }, { name: 'fail', arguments: {} }, { name: 'picky', arguments: {} }, { name: 'echo', arguments: '[1]' })
+        ? calls(
+            { name: 'echo', arguments: '{"text": "unterminated' },
+            { name: 'nope', arguments: {} },
+            { name: 'fail', arguments: {} },
+            { name: 'picky', arguments: {} },
+            { name: 'echo', arguments: '[1]' },
+          )
         : text('recovered'),
     );
     const { recorder, done } = runAgent(agentFor(server));
@@ -177,7 +213,9 @@ describe('OpenAIAgent over HTTP', () => {
     expect(body).toMatchObject({ ...samplingArgs, model: 'test-model' });
     expect(body.seed).toBe(7); // an explicit sampling seed wins over the run seed
     expect(body.messages).toEqual([{ role: 'system', content: SYSTEM_PROMPT }, ...prompt]);
-    expect(body.tools).toEqual(tools.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })));
+    expect(body.tools).toEqual(
+      tools.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+    );
     expect(headers.authorization).toBe('Bearer test-key');
   });
 
@@ -200,7 +238,11 @@ describe('OpenAIAgent over HTTP', () => {
     // a retry that ignored Retry-After would arrive before the marker fires; one that waited arrives after it.
     let markerFired = false;
     let retryAfterMarker: boolean | undefined;
-    const replies: ModelReply[] = [{ kind: 'http-error', status: 500 }, { kind: 'http-error', status: 429, headers: { 'retry-after-ms': '1000' } }, text('finally')];
+    const replies: ModelReply[] = [
+      { kind: 'http-error', status: 500 },
+      { kind: 'http-error', status: 429, headers: { 'retry-after-ms': '1000' } },
+      text('finally'),
+    ];
     const server = await serve((_request, index) => {
       if (index === 1) setTimeout(() => (markerFired = true), 500);
       if (index === 2) retryAfterMarker = markerFired;
@@ -230,13 +272,23 @@ describe('OpenAIAgent over HTTP', () => {
     const cases: [ModelReply, string, number, boolean][] = [
       [{ kind: 'http-error', status: 400, message: 'unknown field' }, 'MODEL_ERR_HTTP', 1, false],
       [{ kind: 'http-error', status: 400, message: "This model's maximum context length is 4096 tokens." }, 'MODEL_ERR_CONTEXT_LENGTH', 1, false],
-      [{ kind: 'http-error', status: 400, message: 'The input (5000 tokens) is longer than the model context length (4096 tokens).', flat: true }, 'MODEL_ERR_CONTEXT_LENGTH', 1, false],
+      [
+        { kind: 'http-error', status: 400, message: 'The input (5000 tokens) is longer than the model context length (4096 tokens).', flat: true },
+        'MODEL_ERR_CONTEXT_LENGTH',
+        1,
+        false,
+      ],
       [{ kind: 'http-error', status: 429 }, 'MODEL_ERR_RATE_LIMITED', 2, true],
     ];
     for (const [reply, code, attempts, transient] of cases) {
       const server = await serve(() => reply);
       const { error } = await runFailing(agentFor(server, { maxRetries: 1 }));
-      expect([error.code, error.details['status'], server.requests.length, error.transient]).toEqual([code, reply.kind === 'http-error' ? reply.status : null, attempts, transient]);
+      expect([error.code, error.details['status'], server.requests.length, error.transient]).toEqual([
+        code,
+        reply.kind === 'http-error' ? reply.status : null,
+        attempts,
+        transient,
+      ]);
     }
   });
 
@@ -280,9 +332,15 @@ describe('OpenAIAgent over HTTP', () => {
   });
 
   it('records token ids and logprobs per turn exactly as the server sent them', async () => {
-    const first = { promptTokenIds: [151644, 8948, 198], completionTokenIds: [40, 1184, 151645], logprobs: [-0.000123456789012345, -1.2345678901234567, -9999] };
+    const first = {
+      promptTokenIds: [151644, 8948, 198],
+      completionTokenIds: [40, 1184, 151645],
+      logprobs: [-0.000123456789012345, -1.2345678901234567, -9999],
+    };
     const second = { promptTokenIds: [151644, 8948, 198, 40, 1184, 151645, 77], completionTokenIds: [20], logprobs: [-0.5] };
-    const server = await serve((_request, index) => (index === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'echo', arguments: { text: 'x' } }], tokens: first } : text('5', { tokens: second })));
+    const server = await serve((_request, index) =>
+      index === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'echo', arguments: { text: 'x' } }], tokens: first } : text('5', { tokens: second }),
+    );
     const { recorder, done } = runAgent(agentFor(server, { samplingArgs: { logprobs: true, return_token_ids: true } }));
     await done;
     expect(recorder.snapshot().tokens).toEqual([

@@ -34,7 +34,11 @@ async function npm(args: string[], cwd: string): Promise<string> {
 /** Runs the installed bin (through node_modules/.bin, as npm linked it) from the app folder; never throws. */
 async function corral(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [join(app, 'node_modules', '.bin', 'corral'), ...args], { cwd: app, env: childEnvironment(), maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [join(app, 'node_modules', '.bin', 'corral'), ...args], {
+      cwd: app,
+      env: childEnvironment(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string };
@@ -60,13 +64,24 @@ afterAll(async () => {
 
 describe('corral installed from its npm pack tarball', () => {
   it('ships the bin, the compiled src, the agent, images and docs, and nothing of the checkout', () => {
-    for (const shipped of ['bin/corral.mjs', 'dist/src/cli/main.js', 'dist/src/index.js', 'sandboxes/agent/agent.py', 'images', 'docs/architecture.md', 'README.md']) {
+    for (const shipped of [
+      'bin/corral.mjs',
+      'dist/src/cli/main.js',
+      'dist/src/index.js',
+      'sandboxes/agent/agent.py',
+      'images',
+      'docs/architecture.md',
+      'README.md',
+    ]) {
       expect(existsSync(join(installed, shipped)), shipped).toBe(true);
     }
     for (const absent of ['src', 'test', 'benchmarks', 'scripts', '.ci', 'dist/benchmarks', 'dist/src/bench', 'dist/test']) {
       expect(existsSync(join(installed, absent)), absent).toBe(false);
     }
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
     expect(manifest.optionalDependencies).toEqual({ 'isolated-vm': '5.0.4' });
     expect(manifest.dependencies).not.toHaveProperty('isolated-vm');
     expect(existsSync(join(app, 'node_modules', 'isolated-vm'))).toBe(false);
@@ -81,7 +96,11 @@ describe('corral installed from its npm pack tarball', () => {
   it('corral doctor prints a line per backend; the isolate line names the install command for isolated-vm', async () => {
     const { stdout } = await corral(['doctor']);
     const lines = stdout.split('\n');
-    for (const backend of ['docker', 'process', 'isolate']) expect(lines.some((line) => new RegExp(`^(ok  |FAIL) ${backend} `).test(line)), stdout).toBe(true);
+    for (const backend of ['docker', 'process', 'isolate'])
+      expect(
+        lines.some((line) => new RegExp(`^(ok  |FAIL) ${backend} `).test(line)),
+        stdout,
+      ).toBe(true);
     const isolate = lines.find((line) => / isolate /.test(line))!;
     expect(isolate).toMatch(/^FAIL/);
     expect(isolate).toContain('npm install isolated-vm@5.0.4');
@@ -112,7 +131,10 @@ describe('corral installed from its npm pack tarball', () => {
     const args = ['eval', 'wiki-search', '--agent', 'baseline', '--backend', 'process', '--no-progress'];
     const result = await corral([...args, '--corpus', join(FIXTURES, 'tiny-pages.jsonl'), '--questions', join(FIXTURES, 'tiny-questions.jsonl'), '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    const records = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { task: string; reward: number });
+    const records = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { task: string; reward: number });
     const questionCount = readFileSync(join(FIXTURES, 'tiny-questions.jsonl'), 'utf8').trim().split('\n').length;
     expect(records).toHaveLength(questionCount);
     for (const record of records) expect(record).toMatchObject({ task: 'wiki-search', reward: expect.any(Number) });
@@ -140,7 +162,10 @@ describe('corral installed from its npm pack tarball', () => {
     const out = join(work, 'echo-run');
     const result = await corral(['eval', module, '--agent', 'echo', '--backend', 'process', '--no-progress', '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    const [record] = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { reward: number });
+    const [record] = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { reward: number });
     expect(record).toMatchObject({ reward: 1 });
   });
 

@@ -5,7 +5,12 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
+import {
+  type ChatCompletionRequestBody,
+  type ModelReply,
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../../src/testing/scripted-model-server.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { RUNNER_FIXTURES, spawnCorral } from './runner-cli.js';
@@ -14,7 +19,26 @@ import { readNdjson, type RolloutServer, startRolloutServer, waitFor } from './r
 const processBackend = await backendAvailable('process');
 
 /** Every field of a results.jsonl line (src/runner/trajectory/result-record.ts), besides metric keys. */
-const RECORD_FIELDS = ['version', 'example_id', 'rollout_index', 'task', 'prompt', 'completion', 'answer', 'final_answer', 'info', 'reward', 'metrics', 'group', 'error', 'turns', 'timing', 'events', 'tokens', 'attempts'];
+const RECORD_FIELDS = [
+  'version',
+  'example_id',
+  'rollout_index',
+  'task',
+  'prompt',
+  'completion',
+  'answer',
+  'final_answer',
+  'info',
+  'reward',
+  'metrics',
+  'group',
+  'error',
+  'turns',
+  'timing',
+  'events',
+  'tokens',
+  'attempts',
+];
 const TINY_SOLUTIONS: Record<string, string> = {
   add_pair: 'def add_pair(a: int, b: int) -> int:\n    return a + b\n',
   shout: "def shout(word: str) -> str:\n    return word.upper() + '!'\n",
@@ -30,9 +54,15 @@ let slowAnswersMayGo: Promise<void> = Promise.resolve();
 function script(body: ChatCompletionRequestBody): ModelReply | Promise<ModelReply> {
   const question = userText(body);
   const turn = turnOf(body);
-  if (question.includes('hang')) return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: 'sleep 30', timeout_s: 60 } }] } : { kind: 'text', content: 'done' };
+  if (question.includes('hang'))
+    return turn === 0
+      ? { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: 'sleep 30', timeout_s: 60 } }] }
+      : { kind: 'text', content: 'done' };
   const solution = Object.entries(TINY_SOLUTIONS).find(([name]) => question.includes(name))?.[1];
-  if (solution) return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'write_file', arguments: { path: 'solution.py', content: solution } }] } : { kind: 'text', content: 'Written to solution.py.' };
+  if (solution)
+    return turn === 0
+      ? { kind: 'tool-calls', toolCalls: [{ name: 'write_file', arguments: { path: 'solution.py', content: solution } }] }
+      : { kind: 'text', content: 'Written to solution.py.' };
   if (turn === 0) return { kind: 'tool-calls', toolCalls: [{ name: 'read_section', arguments: { section_id: 'marrow_valley_railway:full' } }] };
   const tokens = { promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5], logprobs: [-0.25, -0.5] };
   const answer: ModelReply = { kind: 'text', content: question.includes('stations') ? 'seven' : 'Harriet Lowell', tokens };
@@ -83,9 +113,25 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
       expect(value.tokens).toEqual([{ turn: 2, promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5], completionLogprobs: [-0.25, -0.5] }]);
     }
     expect(lines[0]!.value.info).toEqual({ source: 'test' });
-    expect(lines[4]!.value).toMatchObject({ type: 'summary', status: 'complete', env_id: 'wiki-search', model: 'scripted', num_examples: 2, rollouts_per_example: 2, rollouts: 4, errored: 0, avg_reward: 1, avg_exact_match: 1, seed: 11 });
+    expect(lines[4]!.value).toMatchObject({
+      type: 'summary',
+      status: 'complete',
+      env_id: 'wiki-search',
+      model: 'scripted',
+      num_examples: 2,
+      rollouts_per_example: 2,
+      rollouts: 4,
+      errored: 0,
+      avg_reward: 1,
+      avg_exact_match: 1,
+      seed: 11,
+    });
     const sent = model.requests.filter((request) => userText(request.body).includes('Who opened'));
-    expect(sent.map((request) => [request.body.temperature, request.body.logprobs, request.headers.authorization])).toContainEqual([0.7, true, 'Bearer sk-test']);
+    expect(sent.map((request) => [request.body.temperature, request.body.logprobs, request.headers.authorization])).toContainEqual([
+      0.7,
+      true,
+      'Bearer sk-test',
+    ]);
     expect(new Set(sent.map((request) => request.body.seed))).toEqual(new Set([11, 12]));
   });
 
@@ -108,7 +154,17 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
       [{ env: 'wiki-search', n: 1, model, rollouts_per_example: 0 }, 'rollouts_per_example'],
       [{ env: 'wiki-search', n: 1, model, temperature: 0.5 }, 'temperature'],
       [{ env: 'wiki-search', examples: [{ id: 'a' }], model }, 'examples.0.prompt'],
-      [{ env: 'wiki-search', examples: [{ id: 'a', prompt: 'x' }, { id: 'a', prompt: 'y' }], model }, 'examples'],
+      [
+        {
+          env: 'wiki-search',
+          examples: [
+            { id: 'a', prompt: 'x' },
+            { id: 'a', prompt: 'y' },
+          ],
+          model,
+        },
+        'examples',
+      ],
       [{ env: 'wiki-search', n: 1, examples: [{ id: 'a', prompt: 'x' }], model }, 'n'],
       [{ env: 'wiki-search', model }, 'n'],
       [{ env: 'no-such-env', n: 1, model }, 'env'],
@@ -117,7 +173,17 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
       [{ env: 'python-code', n: 1, model, sampling_args: { model: 'other' } }, 'sampling_args'],
       // An inline code problem without tests could only run to an error at scoring.
       [{ env: 'python-code', examples: [{ id: 'no-tests', prompt: 'write f' }], model }, 'examples.0.info'],
-      [{ env: 'python-code', examples: [{ id: 'ok', prompt: 'x', info: { format: 'mbpp', tests: ['assert True'] } }, { id: 'empty', prompt: 'y', info: {} }], model }, 'examples.1.info'],
+      [
+        {
+          env: 'python-code',
+          examples: [
+            { id: 'ok', prompt: 'x', info: { format: 'mbpp', tests: ['assert True'] } },
+            { id: 'empty', prompt: 'y', info: {} },
+          ],
+          model,
+        },
+        'examples.1.info',
+      ],
     ];
     for (const [body, field] of cases) {
       const response = await server.post(body);
@@ -125,7 +191,11 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
       expect([response.status, reply.error.field], JSON.stringify(body)).toEqual([400, field]);
       expect(reply.error.message).toContain(field);
     }
-    const notJson = await fetch(`${server.baseUrl}/v1/rollouts`, { method: 'POST', headers: { authorization: 'Bearer rollout-token', 'content-type': 'application/json' }, body: '{"env":' });
+    const notJson = await fetch(`${server.baseUrl}/v1/rollouts`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer rollout-token', 'content-type': 'application/json' },
+      body: '{"env":',
+    });
     expect(notJson.status).toBe(400);
     expect(server.leased()).toBe(0);
   });
@@ -135,7 +205,12 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
     const noToken = await rawHttp(server.port, { method: 'POST', path: '/v1/rollouts', headers: { 'content-type': 'application/json' }, body });
     expect(noToken.status).toBe(401);
     expect(noToken.headers['www-authenticate']).toBe('Bearer');
-    const foreignHost = await rawHttp(server.port, { method: 'POST', path: '/v1/rollouts', headers: { 'content-type': 'application/json', authorization: 'Bearer rollout-token', host: 'evil.example' }, body });
+    const foreignHost = await rawHttp(server.port, {
+      method: 'POST',
+      path: '/v1/rollouts',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer rollout-token', host: 'evil.example' },
+      body,
+    });
     expect(foreignHost.status).toBe(403);
   });
 
@@ -144,13 +219,24 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
     expect(server.leased()).toBe(0);
     const controller = new AbortController();
     const examples = ['a', 'b', 'c'].map((id) => ({ id, prompt: `hang ${id}`, info: { format: 'humaneval', tests: '', entry_point: 'f' } }));
-    const response = await server.post({ env: 'python-code', examples, rollouts_per_example: 2, model: modelField(), max_concurrency: 6 }, { signal: controller.signal });
+    const response = await server.post(
+      { env: 'python-code', examples, rollouts_per_example: 2, model: modelField(), max_concurrency: 6 },
+      { signal: controller.signal },
+    );
     expect(response.status).toBe(200);
-    await waitFor(() => server.leased() === 6, 30_000, () => `leased ${server.leased()} of 6`);
+    await waitFor(
+      () => server.leased() === 6,
+      30_000,
+      () => `leased ${server.leased()} of 6`,
+    );
     const metrics = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: 'Bearer rollout-token' } })).text();
     expect(metrics).toMatch(/corral_pool_sandboxes\{[^}]*state="leased"\} 6/);
     controller.abort();
-    await waitFor(() => server.leased() === 0, 15_000, () => `still leased: ${server.leased()}`);
+    await waitFor(
+      () => server.leased() === 0,
+      15_000,
+      () => `still leased: ${server.leased()}`,
+    );
     // No further model turns: each rollout stopped inside its bash call.
     expect(model.requests.length - before).toBe(6);
     // The server is unharmed and runs the next request.
@@ -161,9 +247,18 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
   it('closing the server ends open streams with a cancelled summary and releases their sandboxes first', async () => {
     const own = await startRolloutServer();
     try {
-      const response = await own.post({ env: 'python-code', examples: [{ id: 'h', prompt: 'hang h', info: { format: 'humaneval', tests: '', entry_point: 'f' } }], rollouts_per_example: 2, model: modelField() });
+      const response = await own.post({
+        env: 'python-code',
+        examples: [{ id: 'h', prompt: 'hang h', info: { format: 'humaneval', tests: '', entry_point: 'f' } }],
+        rollouts_per_example: 2,
+        model: modelField(),
+      });
       const lines = readNdjson(response);
-      await waitFor(() => own.leased() === 2, 30_000, () => `leased ${own.leased()} of 2`);
+      await waitFor(
+        () => own.leased() === 2,
+        30_000,
+        () => `leased ${own.leased()} of 2`,
+      );
       await own.app.close();
       expect(own.leased()).toBe(0);
       expect((await lines).map((line) => line.value)).toEqual([expect.objectContaining({ type: 'summary', status: 'cancelled', rollouts: 0 })]);
@@ -176,17 +271,40 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
 describe.skipIf(!processBackend)('corral serve offers the rollout API', () => {
   it('runs a rollout request end to end in a real `corral serve` process, which then exits cleanly', async () => {
     const model = await startScriptedModelServer(script);
-    const child = spawnCorral(['serve', '--host', '127.0.0.1', '--port', '0', '--backend', 'process', '--token', 'serve-token', '--corpus', join(RUNNER_FIXTURES, 'tiny-pages.jsonl')]);
+    const child = spawnCorral([
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--backend',
+      'process',
+      '--token',
+      'serve-token',
+      '--corpus',
+      join(RUNNER_FIXTURES, 'tiny-pages.jsonl'),
+    ]);
     try {
-      await waitFor(() => /listening on http/.test(child.output.stderr), 60_000, () => child.output.stderr);
+      await waitFor(
+        () => /listening on http/.test(child.output.stderr),
+        60_000,
+        () => child.output.stderr,
+      );
       const baseUrl = /listening on (http:\/\/\S+)/.exec(child.output.stderr)![1]!;
       const response = await fetch(`${baseUrl}/v1/rollouts`, {
         method: 'POST',
         headers: { authorization: 'Bearer serve-token', 'content-type': 'application/json' },
-        body: JSON.stringify({ env: 'wiki-search', examples: [{ id: 'q', prompt: 'Who opened the Marrow Valley Railway?', answer: 'Harriet Lowell' }], model: { base_url: model.baseURL, model: 'scripted' } }),
+        body: JSON.stringify({
+          env: 'wiki-search',
+          examples: [{ id: 'q', prompt: 'Who opened the Marrow Valley Railway?', answer: 'Harriet Lowell' }],
+          model: { base_url: model.baseURL, model: 'scripted' },
+        }),
       });
       const lines = await readNdjson(response);
-      expect(lines.map((line) => line.value)).toEqual([expect.objectContaining({ example_id: 'q', reward: 1 }), expect.objectContaining({ type: 'summary', status: 'complete' })]);
+      expect(lines.map((line) => line.value)).toEqual([
+        expect.objectContaining({ example_id: 'q', reward: 1 }),
+        expect.objectContaining({ type: 'summary', status: 'complete' }),
+      ]);
       child.kill('SIGTERM');
       expect(await child.exited).toBe(0);
     } finally {

@@ -37,7 +37,12 @@ async function startCorral(server: { host: string; modelEndpointAllowlist?: stri
   const dataDir = mkdtempSync(join(tmpdir(), 'corral-ssrf-data-'));
   const loaded = loadConfig({ env: {}, flags: { backend: 'process', host: server.host, port: 0, token: TOKEN, dataDir } });
   const config = { ...loaded, server: { ...loaded.server, modelEndpointAllowlist: server.modelEndpointAllowlist ?? [] } };
-  const runtime: ToolRuntime = await startToolRuntime(config, { corpusPaths: [join(RUNNER_FIXTURES, 'tiny-pages.jsonl')], minIdle: 0, loadWiki: true, log: () => undefined });
+  const runtime: ToolRuntime = await startToolRuntime(config, {
+    corpusPaths: [join(RUNNER_FIXTURES, 'tiny-pages.jsonl')],
+    minIdle: 0,
+    loadWiki: true,
+    log: () => undefined,
+  });
   const logs: string[] = [];
   const stream = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
   const app: FastifyInstance = buildServer(config, {
@@ -54,7 +59,12 @@ async function startCorral(server: { host: string; modelEndpointAllowlist?: stri
     baseUrl,
     logs,
     leased: () => runtime.pool.stats().reduce((sum, bucket) => sum + bucket.leased, 0),
-    post: (body) => fetch(`${baseUrl}/v1/rollouts`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    post: (body) =>
+      fetch(`${baseUrl}/v1/rollouts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     async close() {
       await app.close();
       await runtime.close();
@@ -68,7 +78,10 @@ async function startInternalService(): Promise<{ port: number; hits: string[]; c
   const hits: string[] = [];
   const server: Server = createServer((request, response) => {
     hits.push(request.url ?? '');
-    if (request.url?.startsWith('/json/')) return response.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `403 ${SECRET} from a loopback-only service` } }));
+    if (request.url?.startsWith('/json/'))
+      return response
+        .writeHead(403, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `403 ${SECRET} from a loopback-only service` } }));
     if (request.url?.startsWith('/text/')) return response.writeHead(403, { 'content-type': 'text/plain' }).end(`${SECRET} (plain text)`);
     response.writeHead(200, { 'content-type': 'application/json' }).end(`${SECRET} is not json`);
   });
@@ -96,8 +109,15 @@ describe.skipIf(!processBackend)('rollout API: no upstream bodies, and an endpoi
   it('records the status and code of a failing endpoint, never its body (JSON, plain text or a 2xx non-JSON); the body goes to the server log', async () => {
     const corral = await startCorral({ host: '127.0.0.1' });
     try {
-      for (const [path, code, status] of [['json', 'MODEL_ERR_HTTP', 403], ['text', 'MODEL_ERR_HTTP', 403], ['ok', 'MODEL_ERR_BAD_RESPONSE', null]] as const) {
-        const response = await corral.post({ ...question, model: { base_url: `http://127.0.0.1:${internal.port}/${path}/v1`, model: 'probe', max_retries: 0 } });
+      for (const [path, code, status] of [
+        ['json', 'MODEL_ERR_HTTP', 403],
+        ['text', 'MODEL_ERR_HTTP', 403],
+        ['ok', 'MODEL_ERR_BAD_RESPONSE', null],
+      ] as const) {
+        const response = await corral.post({
+          ...question,
+          model: { base_url: `http://127.0.0.1:${internal.port}/${path}/v1`, model: 'probe', max_retries: 0 },
+        });
         expect(response.status).toBe(200);
         const lines = await readNdjson(response);
         expect(JSON.stringify(lines)).not.toContain('hunter2');
@@ -137,7 +157,9 @@ describe.skipIf(!processBackend)('rollout API: no upstream bodies, and an endpoi
       const allowed = await readNdjson(await corral.post({ ...question, model: { base_url: model.baseURL, model: 'scripted' } }));
       expect(allowed.at(-1)!.value).toMatchObject({ type: 'summary', status: 'complete', errored: 0, avg_reward: 1 });
       // A name resolving into the allowed CIDR passes; an address outside it does not.
-      const byName = await readNdjson(await corral.post({ ...question, model: { base_url: model.baseURL.replace('127.0.0.1', 'localhost'), model: 'scripted' } }));
+      const byName = await readNdjson(
+        await corral.post({ ...question, model: { base_url: model.baseURL.replace('127.0.0.1', 'localhost'), model: 'scripted' } }),
+      );
       expect(byName.at(-1)!.value).toMatchObject({ status: 'complete', avg_reward: 1 });
       const outside = await corral.post({ ...question, model: { base_url: model.baseURL.replace('127.0.0.1', '127.0.0.2'), model: 'scripted' } });
       expect(outside.status).toBe(400);

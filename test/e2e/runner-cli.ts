@@ -28,7 +28,10 @@ export function childEnvironment(extra: Record<string, string> = {}): NodeJS.Pro
 }
 
 /** Starts `corral <args>`; stdout and stderr are collected on the returned object as they arrive. */
-export function spawnCorral(args: string[], extraEnvironment: Record<string, string> = {}): ChildProcess & { output: { stdout: string; stderr: string }; exited: Promise<number | null> } {
+export function spawnCorral(
+  args: string[],
+  extraEnvironment: Record<string, string> = {},
+): ChildProcess & { output: { stdout: string; stderr: string }; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnvironment(extraEnvironment), stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));

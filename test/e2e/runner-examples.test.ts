@@ -12,7 +12,11 @@ const processBackend = await backendAvailable('process');
 
 describe.skipIf(!processBackend)('examples/', () => {
   it('every example runs and passes its own checks', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'run-examples.ts')], { cwd: ROOT, env: childEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'run-examples.ts')], {
+      cwd: ROOT,
+      env: childEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

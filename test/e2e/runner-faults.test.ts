@@ -29,9 +29,13 @@ function script(body: ChatCompletionRequestBody): ModelReply {
   const turn = body.messages.filter((message) => message.role === 'assistant').length;
   const [name, code] = Object.entries(REFERENCES).find(([entry]) => question.includes(entry))!;
   if (name === 'shout' && body.seed === 101) {
-    return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: VICTIM_COMMAND, timeout_s: 60 } }] } : { kind: 'text', content: 'The sleep ended.' };
+    return turn === 0
+      ? { kind: 'tool-calls', toolCalls: [{ name: 'bash', arguments: { command: VICTIM_COMMAND, timeout_s: 60 } }] }
+      : { kind: 'text', content: 'The sleep ended.' };
   }
-  return turn === 0 ? { kind: 'tool-calls', toolCalls: [{ name: 'write_file', arguments: { path: 'solution.py', content: code } }] } : { kind: 'text', content: 'Done.' };
+  return turn === 0
+    ? { kind: 'tool-calls', toolCalls: [{ name: 'write_file', arguments: { path: 'solution.py', content: code } }] }
+    : { kind: 'text', content: 'Done.' };
 }
 
 /** Kills, until stopped, every container of `ownerPid` that is running the victim command; returns how many. */
@@ -44,7 +48,10 @@ function killVictimsOf(ownerPid: number): { stop(): Promise<number> } {
         // docker top insists on a pid column.
         const processes = await docker('top', id, '-eo', 'pid,args').catch(() => '');
         if (!processes.includes(VICTIM_COMMAND)) continue;
-        await docker('kill', id).then(() => kills++, () => undefined);
+        await docker('kill', id).then(
+          () => kills++,
+          () => undefined,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -67,7 +74,29 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
   it("a container killed mid-rollout errors only that rollout (boundary 'sandbox', retried first); its siblings pass", async () => {
     const model = await startScriptedModelServer(script);
     const out = join(scratch, 'killed');
-    const child = spawnCorral(['eval', 'python-code', '--dataset', join(CODE_FIXTURES, 'humaneval-tiny.jsonl'), '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL, '--backend', 'docker', '-r', '2', '-c', '4', '--seed', '100', '--out', out, '--no-progress']);
+    const child = spawnCorral([
+      'eval',
+      'python-code',
+      '--dataset',
+      join(CODE_FIXTURES, 'humaneval-tiny.jsonl'),
+      '--agent',
+      'openai',
+      '--model',
+      'scripted',
+      '--base-url',
+      model.baseURL,
+      '--backend',
+      'docker',
+      '-r',
+      '2',
+      '-c',
+      '4',
+      '--seed',
+      '100',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     const killer = killVictimsOf(child.pid!);
     try {
       // One rollout errored: the run completes and exits 1, not 0.
@@ -86,76 +115,90 @@ describe.skipIf(!dockerBackend)('runner faults on the docker backend', () => {
     expect(victim.error!.code).toMatch(/^SBX_ERR_(KILLED|CLOSED)$/);
     expect(victim.attempts).toBe(3);
     const siblings = records.filter((record) => record !== victim);
-    expect(siblings.map((record) => [record.example_id, record.reward, record.error])).toEqual(expect.arrayContaining([['Tiny/0', 1, null], ['Tiny/0', 1, null], ['Tiny/1', 1, null]]));
+    expect(siblings.map((record) => [record.example_id, record.reward, record.error])).toEqual(
+      expect.arrayContaining([
+        ['Tiny/0', 1, null],
+        ['Tiny/0', 1, null],
+        ['Tiny/1', 1, null],
+      ]),
+    );
     expect(readMetadata(out)).toMatchObject({ rollouts: 4, errored: 1, avg_reward: 1 });
     expect(await containersOwnedBy(child.pid!)).toEqual([]);
   }, 180_000);
 
   const dataDir = dataDirectoryWith(['humaneval/HumanEval.jsonl']);
 
-  it.skipIf(!dataDir)('an eval killed with SIGKILL finishes with --resume: 40 unique rollouts, no duplicates, no container left', async () => {
-    const out = join(scratch, 'resumed');
-    const args = ['eval', 'python-code', '--agent', 'oracle', '-n', '40', '-c', '4', '--backend', 'docker', '--no-progress'];
-    const environment = { CORRAL_DATA_DIR: dataDir! };
-    const first = spawnCorral([...args, '--out', out], environment);
-    const lines = () => (existsSync(join(out, 'results.jsonl')) ? readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').length - 1 : 0);
-    try {
-      while (lines() < 4) {
-        if (first.exitCode !== null) throw new Error(`eval ended before it could be killed: ${first.output.stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
+  it.skipIf(!dataDir)(
+    'an eval killed with SIGKILL finishes with --resume: 40 unique rollouts, no duplicates, no container left',
+    async () => {
+      const out = join(scratch, 'resumed');
+      const args = ['eval', 'python-code', '--agent', 'oracle', '-n', '40', '-c', '4', '--backend', 'docker', '--no-progress'];
+      const environment = { CORRAL_DATA_DIR: dataDir! };
+      const first = spawnCorral([...args, '--out', out], environment);
+      const lines = () => (existsSync(join(out, 'results.jsonl')) ? readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').length - 1 : 0);
+      try {
+        while (lines() < 4) {
+          if (first.exitCode !== null) throw new Error(`eval ended before it could be killed: ${first.output.stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        first.kill('SIGKILL');
+        await first.exited;
+      } finally {
+        first.kill('SIGKILL');
       }
-      first.kill('SIGKILL');
-      await first.exited;
-    } finally {
-      first.kill('SIGKILL');
-    }
-    const beforeResume = lines();
-    expect(beforeResume).toBeLessThan(40);
+      const beforeResume = lines();
+      expect(beforeResume).toBeLessThan(40);
 
-    const second = spawnCorral([...args, '--resume', out], environment);
-    try {
-      expect(await exitWithin(second.exited, 200_000), second.output.stderr).toBe(0);
-    } finally {
-      second.kill('SIGKILL');
-    }
-    expect(second.output.stderr).toMatch(new RegExp(`${beforeResume} already done`));
-
-    const records = readResults(out);
-    const keys = records.map((record) => `${record.example_id}#${record.rollout_index}`);
-    expect(keys).toHaveLength(40);
-    expect(new Set(keys).size).toBe(40);
-    expect(records.every((record) => record.reward === 1 && record.error === null)).toBe(true);
-    expect(readMetadata(out)).toMatchObject({ status: 'complete', rollouts: 40, errored: 0, avg_reward: 1 });
-
-    // The SIGKILLed owner could not release its containers; `corral cleanup` reaps them by label.
-    const cleanup = await runCorral(['cleanup']);
-    expect(cleanup.code, cleanup.stderr).toBe(0);
-    expect(await containersOwnedBy(first.pid!)).toEqual([]);
-    expect(await containersOwnedBy(second.pid!)).toEqual([]);
-  }, 300_000);
-
-  it.skipIf(!dataDir)('Ctrl-C (SIGINT) cancels an eval cleanly: exit 130, status cancelled, valid JSONL, its containers released without cleanup', async () => {
-    const out = join(scratch, 'interrupted');
-    const args = ['eval', 'python-code', '--agent', 'oracle', '-n', '60', '-c', '4', '--backend', 'docker', '--no-progress', '--out', out];
-    const child = spawnCorral(args, { CORRAL_DATA_DIR: dataDir! });
-    const lines = () => (existsSync(join(out, 'results.jsonl')) ? readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').length - 1 : 0);
-    try {
-      while (lines() < 4) {
-        if (child.exitCode !== null) throw new Error(`eval ended before it could be interrupted: ${child.output.stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      const second = spawnCorral([...args, '--resume', out], environment);
+      try {
+        expect(await exitWithin(second.exited, 200_000), second.output.stderr).toBe(0);
+      } finally {
+        second.kill('SIGKILL');
       }
-      child.kill('SIGINT');
-      expect(await exitWithin(child.exited, 60_000), child.output.stderr).toBe(130);
-    } finally {
-      child.kill('SIGKILL');
-    }
-    expect(child.output.stderr).toContain('cancelling');
-    const records = readResults(out);
-    expect(records.length).toBeGreaterThan(0);
-    expect(records.length).toBeLessThan(60);
-    expect(records.every((record) => record.error === null && record.reward === 1)).toBe(true);
-    expect(readMetadata(out)).toMatchObject({ status: 'cancelled' });
-    // Released by the process itself on the way out: no `corral cleanup` ran.
-    expect(await containersOwnedBy(child.pid!)).toEqual([]);
-  }, 180_000);
+      expect(second.output.stderr).toMatch(new RegExp(`${beforeResume} already done`));
+
+      const records = readResults(out);
+      const keys = records.map((record) => `${record.example_id}#${record.rollout_index}`);
+      expect(keys).toHaveLength(40);
+      expect(new Set(keys).size).toBe(40);
+      expect(records.every((record) => record.reward === 1 && record.error === null)).toBe(true);
+      expect(readMetadata(out)).toMatchObject({ status: 'complete', rollouts: 40, errored: 0, avg_reward: 1 });
+
+      // The SIGKILLed owner could not release its containers; `corral cleanup` reaps them by label.
+      const cleanup = await runCorral(['cleanup']);
+      expect(cleanup.code, cleanup.stderr).toBe(0);
+      expect(await containersOwnedBy(first.pid!)).toEqual([]);
+      expect(await containersOwnedBy(second.pid!)).toEqual([]);
+    },
+    300_000,
+  );
+
+  it.skipIf(!dataDir)(
+    'Ctrl-C (SIGINT) cancels an eval cleanly: exit 130, status cancelled, valid JSONL, its containers released without cleanup',
+    async () => {
+      const out = join(scratch, 'interrupted');
+      const args = ['eval', 'python-code', '--agent', 'oracle', '-n', '60', '-c', '4', '--backend', 'docker', '--no-progress', '--out', out];
+      const child = spawnCorral(args, { CORRAL_DATA_DIR: dataDir! });
+      const lines = () => (existsSync(join(out, 'results.jsonl')) ? readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').length - 1 : 0);
+      try {
+        while (lines() < 4) {
+          if (child.exitCode !== null) throw new Error(`eval ended before it could be interrupted: ${child.output.stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        child.kill('SIGINT');
+        expect(await exitWithin(child.exited, 60_000), child.output.stderr).toBe(130);
+      } finally {
+        child.kill('SIGKILL');
+      }
+      expect(child.output.stderr).toContain('cancelling');
+      const records = readResults(out);
+      expect(records.length).toBeGreaterThan(0);
+      expect(records.length).toBeLessThan(60);
+      expect(records.every((record) => record.error === null && record.reward === 1)).toBe(true);
+      expect(readMetadata(out)).toMatchObject({ status: 'cancelled' });
+      // Released by the process itself on the way out: no `corral cleanup` ran.
+      expect(await containersOwnedBy(child.pid!)).toEqual([]);
+    },
+    180_000,
+  );
 });

@@ -16,7 +16,12 @@ import { createRolloutService } from '../../src/cli/runtime/rollout-service.js';
 import { rolloutRequestSchema } from '../../src/http/rollouts-contract.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
-import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
+import {
+  type ChatCompletionRequestBody,
+  type ModelReply,
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../../src/testing/scripted-model-server.js';
 import { RUNNER_FIXTURES, readMetadata, readResults, runCorral } from './runner-cli.js';
 
 const processBackend = await backendAvailable('process');
@@ -36,7 +41,11 @@ function wikiScript(): (body: ChatCompletionRequestBody) => ModelReply {
     const turn = assistantTurns(body);
     if (question.includes('Who opened')) {
       // Two calls in one turn (parallel), then a read, then the answer.
-      if (turn === 0) return calls({ name: 'search_pages', arguments: { query: 'Marrow Valley Railway opened' } }, { name: 'view_sections', arguments: { page_id: 'marrow_valley_railway' } });
+      if (turn === 0)
+        return calls(
+          { name: 'search_pages', arguments: { query: 'Marrow Valley Railway opened' } },
+          { name: 'view_sections', arguments: { page_id: 'marrow_valley_railway' } },
+        );
       if (turn === 1) return calls({ name: 'read_section', arguments: { section_id: 'marrow_valley_railway:full' } });
       return text('Harriet Lowell');
     }
@@ -71,7 +80,24 @@ describe.skipIf(!processBackend)('corral eval wiki-search --agent openai (script
     directory = mkdtempSync(join(tmpdir(), 'corral-runner-openai-'));
     const out = join(directory, 'run');
     const args = ['eval', 'wiki-search', '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'test-key'];
-    const result = await runCorral([...args, '--backend', 'process', '--corpus', PAGES, '--questions', QUESTIONS, '-r', '2', '-c', '4', '--seed', '7', '--out', out, '--no-progress']);
+    const result = await runCorral([
+      ...args,
+      '--backend',
+      'process',
+      '--corpus',
+      PAGES,
+      '--questions',
+      QUESTIONS,
+      '-r',
+      '2',
+      '-c',
+      '4',
+      '--seed',
+      '7',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     stderr = result.stderr;
     // q3's two rollouts error (the model answers 500): a complete run with errored rollouts exits 1 and says how many.
     expect(result.code, result.stderr).toBe(1);
@@ -92,14 +118,25 @@ describe.skipIf(!processBackend)('corral eval wiki-search --agent openai (script
     expect(records).toHaveLength(10);
     expect(new Set(records.map((record) => `${record.example_id}#${record.rollout_index}`)).size).toBe(10);
     for (const record of records) {
-      expect(Object.keys(record)).toEqual(expect.arrayContaining(['example_id', 'prompt', 'completion', 'answer', 'task', 'info', 'reward', 'metrics', 'error', 'timing', 'group']));
+      expect(Object.keys(record)).toEqual(
+        expect.arrayContaining(['example_id', 'prompt', 'completion', 'answer', 'task', 'info', 'reward', 'metrics', 'error', 'timing', 'group']),
+      );
       expect(record.task).toBe('wiki-search');
       expect(record.prompt.map((message) => message.role)).toEqual(['system', 'user']);
       expect(record.info).toHaveProperty('answers');
       if (!record.error) for (const metric of ['exact_match', 'f1', 'tool_calls', 'turns']) expect(typeof record[metric], metric).toBe('number');
     }
     const metadata = readMetadata(directory);
-    expect(metadata).toMatchObject({ env_id: 'wiki-search', model: 'scripted', agent: 'openai', num_examples: 5, rollouts_per_example: 2, status: 'complete', rollouts: 10, errored: 2 });
+    expect(metadata).toMatchObject({
+      env_id: 'wiki-search',
+      model: 'scripted',
+      agent: 'openai',
+      num_examples: 5,
+      rollouts_per_example: 2,
+      status: 'complete',
+      rollouts: 10,
+      errored: 2,
+    });
     // Scored: q1, q2, q4 right (x2), q5 wrong (x2); q3 errored and excluded, never counted as 0.
     expect(metadata.avg_reward).toBeCloseTo(0.75, 10);
     expect(metadata).toHaveProperty('avg_exact_match');
@@ -115,9 +152,15 @@ describe.skipIf(!processBackend)('corral eval wiki-search --agent openai (script
       const first = record.completion[0] as { tool_calls: { id: string; function: { name: string } }[] };
       expect(first.tool_calls.map((call) => call.function.name)).toEqual(['search_pages', 'view_sections']);
       // Tool messages answer the calls in call order, and the page text reached the model.
-      expect(record.completion.slice(1, 3).map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual(first.tool_calls.map((call) => call.id));
+      expect(record.completion.slice(1, 3).map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual(
+        first.tool_calls.map((call) => call.id),
+      );
       expect(record.completion[4]!.content).toContain('Harriet Lowell');
-      expect(record.timing.tool_calls.map((call) => [call.name, call.turn])).toEqual([['search_pages', 1], ['view_sections', 1], ['read_section', 2]]);
+      expect(record.timing.tool_calls.map((call) => [call.name, call.turn])).toEqual([
+        ['search_pages', 1],
+        ['view_sections', 1],
+        ['read_section', 2],
+      ]);
       expect(record.turns).toBe(3);
       expect(record.group).toMatchObject({ mean: 1, std: 0, size: 2, advantage: 0 });
     }
@@ -150,7 +193,10 @@ describe.skipIf(!processBackend)('corral eval wiki-search --agent openai (script
 
   it('recovers from a transient 503 without the rollout noticing, and sends distinct seeds per rollout', () => {
     const orchid = recordsFor('q4');
-    expect(orchid.map((record) => [record.reward, record.error])).toEqual([[1, null], [1, null]]);
+    expect(orchid.map((record) => [record.reward, record.error])).toEqual([
+      [1, null],
+      [1, null],
+    ]);
     const seeds = model.requests.filter((request) => userQuestion(request.body).includes('glass orchid')).map((request) => request.body.seed);
     expect(seeds.sort()).toEqual([7, 7, 8, 8]);
   });
@@ -175,7 +221,9 @@ describe.skipIf(!processBackend)('model timeouts, through the RolloutService com
   beforeAll(async () => {
     const config = loadConfig({ env: {}, flags: { backend: 'process' } });
     runtime = await startToolRuntime(config, { corpusPaths: [PAGES], minIdle: 0, loadWiki: true, log: () => undefined });
-    model = await startScriptedModelServer((body) => (userQuestion(body).includes('slow') ? { kind: 'text', content: 'too late', delayMs: STALL_MS } : text('Harriet Lowell')));
+    model = await startScriptedModelServer((body) =>
+      userQuestion(body).includes('slow') ? { kind: 'text', content: 'too late', delayMs: STALL_MS } : text('Harriet Lowell'),
+    );
   });
 
   afterAll(async () => {

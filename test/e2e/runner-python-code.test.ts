@@ -28,7 +28,21 @@ const DATASETS = [
 
 async function evaluate(agent: 'oracle' | 'empty', datasetFile: string, out: string) {
   const environment = join(RUNNER_FIXTURES, 'python-code-patient.ts');
-  const result = await runCorral(['eval', environment, '--dataset', join(dataDir!, datasetFile), '--agent', agent, '--backend', 'docker', '-c', '8', '--out', out, '--no-progress']);
+  const result = await runCorral([
+    'eval',
+    environment,
+    '--dataset',
+    join(dataDir!, datasetFile),
+    '--agent',
+    agent,
+    '--backend',
+    'docker',
+    '-c',
+    '8',
+    '--out',
+    out,
+    '--no-progress',
+  ]);
   expect(result.code, result.stderr).toBe(0);
   return readResults(out);
 }
@@ -39,7 +53,9 @@ describe.skipIf(!dataDir)('python-code on the real datasets, docker backend', ()
       const out = join(scratch, `oracle-${dataset.file.replaceAll('/', '-')}`);
       const records = await evaluate('oracle', dataset.file, out);
       expect(new Set(records.map((record) => record.example_id)).size).toBe(dataset.problems);
-      const failed = records.filter((record) => record.reward !== 1).map((record) => `${record.example_id}: reward ${record.reward}, error ${record.error?.code ?? 'none'}`);
+      const failed = records
+        .filter((record) => record.reward !== 1)
+        .map((record) => `${record.example_id}: reward ${record.reward}, error ${record.error?.code ?? 'none'}`);
       expect(failed).toEqual([]);
       expect(readMetadata(out)).toMatchObject({ num_examples: dataset.problems, rollouts: dataset.problems, errored: 0, avg_reward: 1, status: 'complete' });
     }, 900_000);
@@ -49,7 +65,9 @@ describe.skipIf(!dataDir)('python-code on the real datasets, docker backend', ()
       const records = await evaluate('empty', dataset.file, out);
       expect(records).toHaveLength(dataset.problems);
       // Scored 0, not errored: an errored rollout would say nothing about the rubric.
-      const unexpected = records.filter((record) => record.reward !== 0 || record.error !== null).map((record) => `${record.example_id}: reward ${record.reward}, error ${record.error?.code ?? 'none'}`);
+      const unexpected = records
+        .filter((record) => record.reward !== 0 || record.error !== null)
+        .map((record) => `${record.example_id}: reward ${record.reward}, error ${record.error?.code ?? 'none'}`);
       expect(unexpected).toEqual([]);
       expect(readMetadata(out)).toMatchObject({ rollouts: dataset.problems, errored: 0, avg_reward: 0 });
     }, 900_000);

@@ -35,7 +35,12 @@ export async function startRolloutServer(): Promise<RolloutServer> {
   mkdirSync(join(dataDir, 'humaneval'));
   copyFileSync(join(CODE_FIXTURES, 'humaneval-tiny.jsonl'), join(dataDir, 'humaneval', 'HumanEval.jsonl'));
   const config = loadConfig({ env: {}, flags: { backend: 'process', host: '127.0.0.1', port: 0, token: ROLLOUT_TOKEN, dataDir } });
-  const runtime = await startToolRuntime(config, { corpusPaths: [join(RUNNER_FIXTURES, 'tiny-pages.jsonl')], minIdle: 0, loadWiki: true, log: () => undefined });
+  const runtime = await startToolRuntime(config, {
+    corpusPaths: [join(RUNNER_FIXTURES, 'tiny-pages.jsonl')],
+    minIdle: 0,
+    loadWiki: true,
+    log: () => undefined,
+  });
   const app = buildServer(config, {
     environments: runtime.catalog,
     sandboxSource: runtime.sandboxSource,

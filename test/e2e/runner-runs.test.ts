@@ -21,7 +21,20 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const TINY_CODE = join(CODE_FIXTURES, 'humaneval-tiny.jsonl');
 const PAGES = join(RUNNER_FIXTURES, 'tiny-pages.jsonl');
 const QUESTIONS = join(RUNNER_FIXTURES, 'tiny-questions.jsonl');
-const oracle = (out: string, ...extra: string[]) => ['eval', 'python-code', '--dataset', TINY_CODE, '--agent', 'oracle', '--backend', 'process', '--no-progress', '--out', out, ...extra];
+const oracle = (out: string, ...extra: string[]) => [
+  'eval',
+  'python-code',
+  '--dataset',
+  TINY_CODE,
+  '--agent',
+  'oracle',
+  '--backend',
+  'process',
+  '--no-progress',
+  '--out',
+  out,
+  ...extra,
+];
 const userQuestion = (body: ChatCompletionRequestBody) => String(body.messages.find((message) => message.role === 'user')?.content ?? '');
 /** No vendor endpoint leaks in from the developer's shell. */
 const NO_OPENAI_ENV = { OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
@@ -35,8 +48,22 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
     const first = await runCorral(oracle(out, '-n', '1', '-r', '2'));
     expect(first.code, first.stderr).toBe(0);
     const metadata = readMetadata(out);
-    expect(metadata).toMatchObject({ status: 'complete', num_examples: 1, rollouts: 2, pid: expect.any(Number), hostname: expect.any(String), git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
-    expect(metadata.command).toMatchObject({ env: 'python-code', agent: 'oracle', num_examples: 1, rollouts_per_example: 2, backend: 'process', env_args: { dataset: TINY_CODE } });
+    expect(metadata).toMatchObject({
+      status: 'complete',
+      num_examples: 1,
+      rollouts: 2,
+      pid: expect.any(Number),
+      hostname: expect.any(String),
+      git_commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
+    expect(metadata.command).toMatchObject({
+      env: 'python-code',
+      agent: 'oracle',
+      num_examples: 1,
+      rollouts_per_example: 2,
+      backend: 'process',
+      env_args: { dataset: TINY_CODE },
+    });
 
     // Resumed with no flags but the directory: still one example (the old code went on to the whole dataset).
     const resumed = await runCorral(['eval', '--resume', out, '--no-progress']);
@@ -87,14 +114,34 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
   it('exit statuses: 1 when rollouts errored (with the count and a sample message), 3 when --max-errors stops the run', async () => {
     const model = await startScriptedModelServer(() => ({ kind: 'http-error', status: 500, message: 'scripted outage' }));
     try {
-      const args = ['eval', 'python-code', '--dataset', TINY_CODE, '--model', 'scripted', '--base-url', model.baseURL, '--backend', 'process', '--model-retries', '0', '--no-progress', '-c', '1'];
+      const args = [
+        'eval',
+        'python-code',
+        '--dataset',
+        TINY_CODE,
+        '--model',
+        'scripted',
+        '--base-url',
+        model.baseURL,
+        '--backend',
+        'process',
+        '--model-retries',
+        '0',
+        '--no-progress',
+        '-c',
+        '1',
+      ];
       const errored = await runCorral([...args, '--out', join(scratch, 'all-errored')], NO_OPENAI_ENV);
       expect(errored.code, errored.stderr).toBe(1);
       expect(errored.stderr).toContain('2 of 2 rollouts errored');
       expect(errored.stdout).toMatch(/error MODEL_ERR_SERVER\s+2, e\.g\. .*500/);
       // Each rollout asked once: --model-retries 0.
       expect(model.requests).toHaveLength(2);
-      expect(readMetadata(join(scratch, 'all-errored'))).toMatchObject({ status: 'complete', errored: 2, error_samples: { MODEL_ERR_SERVER: expect.stringContaining('500') } });
+      expect(readMetadata(join(scratch, 'all-errored'))).toMatchObject({
+        status: 'complete',
+        errored: 2,
+        error_samples: { MODEL_ERR_SERVER: expect.stringContaining('500') },
+      });
 
       const stopped = await runCorral([...args, '-r', '3', '--max-errors', '0', '--out', join(scratch, 'stopped')], NO_OPENAI_ENV);
       expect(stopped.code, stopped.stderr).toBe(3);
@@ -111,17 +158,63 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
     const closed = await startScriptedModelServer(() => ({ kind: 'text', content: 'x' }));
     const unreachableURL = closed.baseURL;
     await closed.close();
-    const unreachable = await runCorral(['eval', 'python-code', '--dataset', TINY_CODE, '--model', 'm', '--base-url', unreachableURL, '--backend', 'process', '--no-progress', '--out', join(scratch, 'unreachable')], NO_OPENAI_ENV);
+    const unreachable = await runCorral(
+      [
+        'eval',
+        'python-code',
+        '--dataset',
+        TINY_CODE,
+        '--model',
+        'm',
+        '--base-url',
+        unreachableURL,
+        '--backend',
+        'process',
+        '--no-progress',
+        '--out',
+        join(scratch, 'unreachable'),
+      ],
+      NO_OPENAI_ENV,
+    );
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('MODEL_ERR_CONNECTION');
     expect(unreachable.stderr).toContain(unreachableURL);
     expect(existsSync(join(scratch, 'unreachable', 'results.jsonl'))).toBe(false);
 
-    const noBaseUrl = await runCorral(['eval', 'python-code', '--dataset', TINY_CODE, '--model', 'gpt-4.1-mini', '--backend', 'process', '--no-progress', '--out', join(scratch, 'no-base-url')], NO_OPENAI_ENV);
+    const noBaseUrl = await runCorral(
+      [
+        'eval',
+        'python-code',
+        '--dataset',
+        TINY_CODE,
+        '--model',
+        'gpt-4.1-mini',
+        '--backend',
+        'process',
+        '--no-progress',
+        '--out',
+        join(scratch, 'no-base-url'),
+      ],
+      NO_OPENAI_ENV,
+    );
     expect(noBaseUrl.code).toBe(2);
     expect(noBaseUrl.stderr).toMatch(/--model gpt-4\.1-mini needs --base-url/);
 
-    const mismatched = await runCorral(['eval', 'wiki-search', '--agent', 'oracle', '--corpus', PAGES, '--questions', QUESTIONS, '--backend', 'process', '--no-progress', '--out', join(scratch, 'oracle-on-wiki')]);
+    const mismatched = await runCorral([
+      'eval',
+      'wiki-search',
+      '--agent',
+      'oracle',
+      '--corpus',
+      PAGES,
+      '--questions',
+      QUESTIONS,
+      '--backend',
+      'process',
+      '--no-progress',
+      '--out',
+      join(scratch, 'oracle-on-wiki'),
+    ]);
     expect(mismatched.code).toBe(2);
     expect(mismatched.stderr).toContain('RUNNER_ERR_AGENT_MISMATCH');
     expect(mismatched.stderr).toMatch(/--agent oracle serves python-code, not wiki-search.*baseline/);
@@ -141,25 +234,54 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
   it('--backend auto reaches docker the way the pool does: a DOCKER_HOST with no daemon makes it choose process', async () => {
     const out = join(scratch, 'auto');
     const noDaemon = { DOCKER_HOST: `unix://${join(scratch, 'no-daemon.sock')}`, CORRAL_DOCKER_SOCKET: '' };
-    const result = await runCorral(['eval', 'python-code', '--dataset', TINY_CODE, '--agent', 'oracle', '--backend', 'auto', '--no-progress', '--out', out], noDaemon);
+    const result = await runCorral(
+      ['eval', 'python-code', '--dataset', TINY_CODE, '--agent', 'oracle', '--backend', 'auto', '--no-progress', '--out', out],
+      noDaemon,
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('backend auto: process');
     expect(readMetadata(out)).toMatchObject({ backend: 'process', errored: 0, avg_reward: 1 });
     // corral doctor asks the same daemon, so the two agree.
     const doctor = await runCorral(['doctor', '--json'], noDaemon);
-    const docker = (JSON.parse(doctor.stdout) as { backends: { backend: string; ok: boolean; reason?: string }[] }).backends.find((entry) => entry.backend === 'docker');
+    const docker = (JSON.parse(doctor.stdout) as { backends: { backend: string; ok: boolean; reason?: string }[] }).backends.find(
+      (entry) => entry.backend === 'docker',
+    );
     expect(docker).toMatchObject({ ok: false, reason: expect.stringContaining('no-daemon.sock') });
   }, 120_000);
 
   it('records truncation (finish_reason "length"), keeps <think> reasoning out of the final answer, sums token usage and reports pass@k', async () => {
     const model = await startScriptedModelServer((body): ModelReply => {
-      if (userQuestion(body).includes('Who opened')) return { kind: 'text', content: '<think>Perhaps Daniel Whitcombe? No: the page says otherwise.</think>Harriet Lowell' };
+      if (userQuestion(body).includes('Who opened'))
+        return { kind: 'text', content: '<think>Perhaps Daniel Whitcombe? No: the page says otherwise.</think>Harriet Lowell' };
       if (userQuestion(body).includes('How many stations')) return { kind: 'text', content: 'There are sev', finishReason: 'length' };
       return { kind: 'text', content: 'Daniel Whitcombe' };
     });
     const out = join(scratch, 'model-output');
     try {
-      const result = await runCorral(['eval', 'wiki-search', '--model', 'scripted', '--base-url', model.baseURL, '--corpus', PAGES, '--questions', QUESTIONS, '-n', '2', '-r', '2', '--backend', 'process', '--no-progress', '--out', out], NO_OPENAI_ENV);
+      const result = await runCorral(
+        [
+          'eval',
+          'wiki-search',
+          '--model',
+          'scripted',
+          '--base-url',
+          model.baseURL,
+          '--corpus',
+          PAGES,
+          '--questions',
+          QUESTIONS,
+          '-n',
+          '2',
+          '-r',
+          '2',
+          '--backend',
+          'process',
+          '--no-progress',
+          '--out',
+          out,
+        ],
+        NO_OPENAI_ENV,
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/truncated\s+2/);
       expect(result.stdout).toMatch(/pass@2\s+0\.5000/);
@@ -185,7 +307,31 @@ describe.skipIf(!processBackend)('corral eval runs you can trust (process backen
   it('outside a terminal, prints progress lines with an ETA while running and keeps metadata.json current (status running, pid, host)', async () => {
     const model = await startScriptedModelServer(() => ({ kind: 'text', content: 'Harriet Lowell', delayMs: 1_500 }));
     const out = join(scratch, 'progress');
-    const child = spawnCorral(['eval', 'wiki-search', '--model', 'scripted', '--base-url', model.baseURL, '--corpus', PAGES, '--questions', QUESTIONS, '-c', '1', '-n', '3', '--backend', 'process', '--progress-interval', '0.5', '--out', out], NO_OPENAI_ENV);
+    const child = spawnCorral(
+      [
+        'eval',
+        'wiki-search',
+        '--model',
+        'scripted',
+        '--base-url',
+        model.baseURL,
+        '--corpus',
+        PAGES,
+        '--questions',
+        QUESTIONS,
+        '-c',
+        '1',
+        '-n',
+        '3',
+        '--backend',
+        'process',
+        '--progress-interval',
+        '0.5',
+        '--out',
+        out,
+      ],
+      NO_OPENAI_ENV,
+    );
     try {
       let running: Record<string, unknown> | undefined;
       for (let attempt = 0; attempt < 600 && !running; attempt++) {

@@ -22,15 +22,28 @@ export interface ErrorBody {
 
 export function sandboxApi(server: TestServer, client: string) {
   const headers = { authorization: `Bearer ${SANDBOX_API_TOKEN}`, 'x-test-client': client };
-  const json = async <Body>(response: Response): Promise<ApiAnswer<Body>> => ({ status: response.status, body: (response.status === 204 ? {} : await response.json()) as Body });
+  const json = async <Body>(response: Response): Promise<ApiAnswer<Body>> => ({
+    status: response.status,
+    body: (response.status === 204 ? {} : await response.json()) as Body,
+  });
   return {
     headers,
     create: async <Body = HandleBody>(body: unknown) =>
-      json<Body>(await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })),
+      json<Body>(
+        await fetch(`${server.baseUrl}/v1/sandboxes`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      ),
     list: async () => json<{ sandboxes: HandleBody[] }>(await fetch(`${server.baseUrl}/v1/sandboxes`, { headers })),
     remove: async (id: string) => json(await fetch(`${server.baseUrl}/v1/sandboxes/${id}`, { method: 'DELETE', headers })),
     putFile: async (id: string, path: string, content: Uint8Array | string, contentType = 'application/octet-stream') =>
-      fetch(`${server.baseUrl}/v1/sandboxes/${id}/files?path=${encodeURIComponent(path)}`, { method: 'PUT', headers: { ...headers, 'content-type': contentType }, body: content }),
+      fetch(`${server.baseUrl}/v1/sandboxes/${id}/files?path=${encodeURIComponent(path)}`, {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': contentType },
+        body: content,
+      }),
     getFile: async (id: string, path: string) => fetch(`${server.baseUrl}/v1/sandboxes/${id}/files?path=${encodeURIComponent(path)}`, { headers }),
   };
 }

@@ -36,7 +36,9 @@ describe.skipIf(!processBackend)('sandbox API: file routes, process backend', ()
 
     const { client } = await connectHttp(handle.mcpUrl, { headers: alice.headers });
     try {
-      expect((await callTool(client, 'bash', { command: 'wc -c < uploads/all-bytes.bin; cat config.json' })).structuredContent.stdout).toBe('256\n{"answer": 42}');
+      expect((await callTool(client, 'bash', { command: 'wc -c < uploads/all-bytes.bin; cat config.json' })).structuredContent.stdout).toBe(
+        '256\n{"answer": 42}',
+      );
       await callTool(client, 'bash', { command: 'echo written by a tool > from-tool.txt' });
     } finally {
       await client.close();
@@ -73,7 +75,11 @@ describe.skipIf(!processBackend)('sandbox API: file routes, process backend', ()
     const mallory = sandboxApi(server, 'mallory');
     const { body: handle } = await alice.create({ env: 'python' });
     await alice.putFile(handle.id, 'secret.txt', 'for alice');
-    for (const response of [await mallory.getFile(handle.id, 'secret.txt'), await mallory.putFile(handle.id, 'secret.txt', 'overwritten'), await mallory.getFile('sbx_never_existed', 'secret.txt')]) {
+    for (const response of [
+      await mallory.getFile(handle.id, 'secret.txt'),
+      await mallory.putFile(handle.id, 'secret.txt', 'overwritten'),
+      await mallory.getFile('sbx_never_existed', 'secret.txt'),
+    ]) {
       expect(response.status).toBe(404);
       expect((await errorOf(response)).code).toBe('SANDBOX_NOT_FOUND');
     }

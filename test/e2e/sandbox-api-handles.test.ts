@@ -15,7 +15,11 @@ const SERVER_IDLE_TTL_MS = 20_000;
 describe.skipIf(!processBackend)('sandbox API: create options and listing, process backend', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ token: SANDBOX_API_TOKEN, idleTtlMs: SERVER_IDLE_TTL_MS, resolvePrincipal: (headers) => String(headers['x-test-client'] ?? 'nobody') });
+    server = await startTestServer({
+      token: SANDBOX_API_TOKEN,
+      idleTtlMs: SERVER_IDLE_TTL_MS,
+      resolvePrincipal: (headers) => String(headers['x-test-client'] ?? 'nobody'),
+    });
   });
   afterAll(async () => server?.close());
 
@@ -107,7 +111,13 @@ describe.skipIf(!processBackend)('sandbox API: create options and listing, proce
 
   it('a create whose file would leave the workspace is refused with that path, and leaves no handle', async () => {
     const alice = sandboxApi(server, 'alice-escape');
-    const refused = await alice.create<ErrorBody>({ env: 'python', files: [{ path: 'ok.txt', content: 'fine' }, { path: '../../escape.txt', content: 'no' }] });
+    const refused = await alice.create<ErrorBody>({
+      env: 'python',
+      files: [
+        { path: 'ok.txt', content: 'fine' },
+        { path: '../../escape.txt', content: 'no' },
+      ],
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'SBX_ERR_PERMISSION', path: '../../escape.txt' });
     expect((await alice.list()).body.sandboxes).toEqual([]);

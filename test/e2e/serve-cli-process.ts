@@ -21,7 +21,10 @@ const CLEARED = ['CORRAL_BACKEND', 'CORRAL_DOCKER_SOCKET', 'CORRAL_IMAGE', 'CORR
 export function startServe(args: readonly string[], env: Record<string, string> = {}): ServeProcess {
   const base: Record<string, string> = { ...(process.env as Record<string, string>), CORRAL_MIN_IDLE: '0', CORRAL_LOG_LEVEL: 'silent' };
   for (const name of CLEARED) delete base[name];
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--corpus', SMALL_CORPUS, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--corpus', SMALL_CORPUS, ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));

@@ -13,13 +13,19 @@ import { type LimitsServer, startLimitsServer } from './server-limits-server.js'
 
 const processBackend = await backendAvailable('process');
 const BOUND_BYTES = 64 * 1024;
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'greedy', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'greedy', version: '1' } },
+};
 
 /** One masked client text frame (RFC 6455 5.2), payloads under 64 KiB. */
 function textFrame(text: string): Buffer {
   const payload = Buffer.from(text, 'utf8');
   const mask = randomBytes(4);
-  const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  const header =
+    payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
   const masked = Buffer.from(payload.map((byte, index) => byte ^ mask[index % 4]!));
   return Buffer.concat([header, mask, masked]);
 }
@@ -68,7 +74,9 @@ describe.skipIf(!processBackend)('server limits: backpressure', () => {
   it('stops reading a WebSocket client that never reads, serves another client meanwhile, then closes the greedy one', async () => {
     const greedy = await openSocket(server.port);
     greedy.on('error', () => undefined);
-    greedy.write(`GET /ws/python HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    greedy.write(
+      `GET /ws/python HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
     const serverSide = await serverSocketOf(greedy);
     // Never read from here on: the handshake answer and every reply stay unread.
     greedy.pause();

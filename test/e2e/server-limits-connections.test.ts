@@ -37,7 +37,13 @@ describe.skipIf(!processBackend)('server limits: connections', () => {
   let server: LimitsServer;
 
   beforeAll(async () => {
-    server = await startLimitsServer({ token: TOKEN, maxConnections: MAX_CONNECTIONS, maxConnectionsPerAddress: MAX_PER_ADDRESS, firstRequestTimeoutMs: 60_000, requestTimeoutMs: 800 });
+    server = await startLimitsServer({
+      token: TOKEN,
+      maxConnections: MAX_CONNECTIONS,
+      maxConnectionsPerAddress: MAX_PER_ADDRESS,
+      firstRequestTimeoutMs: 60_000,
+      requestTimeoutMs: 800,
+    });
   });
   afterAll(async () => server?.close());
 
@@ -47,7 +53,12 @@ describe.skipIf(!processBackend)('server limits: connections', () => {
     // Fresh clients come from 127.0.0.1 too: the per-address cap makes room by closing that address's oldest idle socket.
     const answers = await Promise.all(Array.from({ length: 5 }, () => healthz(server.port)));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    const authorized = await rawHttp(server.port, { method: 'POST', path: '/v1/sandboxes', headers: { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"env":"python"}' });
+    const authorized = await rawHttp(server.port, {
+      method: 'POST',
+      path: '/v1/sandboxes',
+      headers: { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"env":"python"}',
+    });
     expect(authorized.status).toBe(201);
     // The oldest held sockets were the ones closed, and the server never held more than its caps allow.
     await closes[0];
@@ -72,7 +83,9 @@ describe.skipIf(!processBackend)('server limits: connections', () => {
       const socket = await openSocket(server.port);
       const closed = closedByServer(socket);
       const authorization = authenticated ? `Authorization: Bearer ${TOKEN}\r\n` : 'Authorization: Bearer wrong\r\n';
-      socket.write(`POST /mcp/python HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${authorization}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{`);
+      socket.write(
+        `POST /mcp/python HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${authorization}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{`,
+      );
       let sent = 0;
       const trickle = setInterval(() => {
         if (!socket.destroyed) socket.write(' ');
@@ -109,9 +122,11 @@ describe.skipIf(!processBackend)('server limits: connections', () => {
   });
 
   it('answers a URI too long (414) with a JSON-RPC error body', async () => {
-    const response = await rawHttp(server.port, { path: `/mcp/python/${'x'.repeat(500)}`, headers: { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${TOKEN}` } });
+    const response = await rawHttp(server.port, {
+      path: `/mcp/python/${'x'.repeat(500)}`,
+      headers: { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${TOKEN}` },
+    });
     expect(response.status).toBe(414);
     expect(response.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
-
 });

@@ -13,7 +13,12 @@ import { type LimitsServer, startLimitsServer } from './server-limits-server.js'
 const processBackend = await backendAvailable('process');
 const TOKEN = 'quota-token';
 const OTHER_TOKEN = 'other-token';
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'quota', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'quota', version: '1' } },
+};
 
 /** Rollouts that run until their request is cancelled. */
 const endlessRollouts: RolloutService = {
@@ -22,7 +27,10 @@ const endlessRollouts: RolloutService = {
     model: 'fake',
     numExamples: 1,
     rolloutsPerExample: 1,
-    run: ({ abortSignal }: { abortSignal: AbortSignal }) => new Promise((resolve) => abortSignal.addEventListener('abort', () => resolve({ rollouts: 0, errored: 0, avg_reward: null, metric_averages: {}, errors_by_code: {} } as never))),
+    run: ({ abortSignal }: { abortSignal: AbortSignal }) =>
+      new Promise((resolve) =>
+        abortSignal.addEventListener('abort', () => resolve({ rollouts: 0, errored: 0, avg_reward: null, metric_averages: {}, errors_by_code: {} } as never)),
+      ),
   }),
 } as unknown as RolloutService;
 
@@ -31,7 +39,10 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
-    server = await startLimitsServer({ maxSessionsPerPrincipal: 2, maxHandlesPerPrincipal: 2, maxRolloutRequestsPerPrincipal: 1, maxLeasedSandboxesPerPrincipal: 1 }, { rollouts: endlessRollouts });
+    server = await startLimitsServer(
+      { maxSessionsPerPrincipal: 2, maxHandlesPerPrincipal: 2, maxRolloutRequestsPerPrincipal: 1, maxLeasedSandboxesPerPrincipal: 1 },
+      { rollouts: endlessRollouts },
+    );
   });
   afterAll(async () => server?.close());
 
@@ -41,15 +52,24 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
     await open(TOKEN);
     const refused = await open(TOKEN);
     expect(refused.status).toBe(429);
-    expect(refused.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxSessionsPerPrincipal', limit: 2 } } });
+    expect(refused.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, data: { code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxSessionsPerPrincipal', limit: 2 } },
+    });
     expect((await open(OTHER_TOKEN)).status).toBe(200);
-    const ended = await rawHttp(server.port, { method: 'DELETE', path: '/mcp/python', headers: { host: `127.0.0.1:${server.port}`, ...auth(TOKEN), 'mcp-session-id': String(first.headers['mcp-session-id']) } });
+    const ended = await rawHttp(server.port, {
+      method: 'DELETE',
+      path: '/mcp/python',
+      headers: { host: `127.0.0.1:${server.port}`, ...auth(TOKEN), 'mcp-session-id': String(first.headers['mcp-session-id']) },
+    });
     expect(ended.status).toBe(200);
     expect((await open(TOKEN)).status).toBe(200);
   });
 
   it('refuses a third sandbox handle with 429 HTTP_ERR_QUOTA_EXCEEDED, and frees the quota on DELETE', async () => {
-    const create = (token: string) => fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...auth(token), 'content-type': 'application/json' }, body: '{"env":"python"}' });
+    const create = (token: string) =>
+      fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...auth(token), 'content-type': 'application/json' }, body: '{"env":"python"}' });
     const first = (await (await create(TOKEN)).json()) as { id: string };
     expect((await create(TOKEN)).status).toBe(201);
     const refused = await create(TOKEN);
@@ -63,24 +83,44 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
   it('refuses a second rollout request in flight with 429, and accepts one again after the first ends', async () => {
     const body = JSON.stringify({ env: 'wiki-search', n: 1, model: { base_url: 'http://127.0.0.1:1/v1', model: 'm' } });
     const firstAbort = new AbortController();
-    const first = await fetch(`${server.baseUrl}/v1/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: firstAbort.signal });
+    const first = await fetch(`${server.baseUrl}/v1/rollouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: firstAbort.signal,
+    });
     expect(first.status).toBe(200);
     const refused = await fetch(`${server.baseUrl}/v1/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxRolloutRequestsPerPrincipal', limit: 1 } });
     firstAbort.abort();
     await expect
-      .poll(async () => {
-        const again = await fetch(`${server.baseUrl}/v1/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
-        const status = again?.status;
-        await again?.body?.cancel().catch(() => undefined);
-        return status;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const again = await fetch(`${server.baseUrl}/v1/rollouts`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+            signal: AbortSignal.timeout(2_000),
+          }).catch(() => undefined);
+          const status = again?.status;
+          await again?.body?.cancel().catch(() => undefined);
+          return status;
+        },
+        { timeout: 10_000 },
+      )
       .toBe(200);
   });
 
   it('refuses a second leased sandbox: the tool call that would lease it fails with HTTP_ERR_QUOTA_EXCEEDED, and works once the first is released', async () => {
-    const create = async () => (await (await fetch(`${server.baseUrl}/v1/sandboxes`, { method: 'POST', headers: { ...auth('lease-token'), 'content-type': 'application/json' }, body: '{"env":"python"}' })).json()) as { id: string; mcpUrl: string };
+    const create = async () =>
+      (await (
+        await fetch(`${server.baseUrl}/v1/sandboxes`, {
+          method: 'POST',
+          headers: { ...auth('lease-token'), 'content-type': 'application/json' },
+          body: '{"env":"python"}',
+        })
+      ).json()) as { id: string; mcpUrl: string };
     const first = await create();
     const second = await create();
     const firstClient = (await connectHttp(first.mcpUrl, { era: 'modern', headers: auth('lease-token') })).client;

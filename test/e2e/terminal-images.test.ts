@@ -40,7 +40,7 @@ async function runInImage(docker: Docker, image: string, script: string): Promis
 /** Non-TTY logs are frames: 1 byte stream, 3 zero bytes, a 4-byte big-endian length, then the payload. */
 function demultiplex(logs: Buffer): string {
   const parts: Buffer[] = [];
-  for (let offset = 0; offset + 8 <= logs.length; ) {
+  for (let offset = 0; offset + 8 <= logs.length;) {
     const size = logs.readUInt32BE(offset + 4);
     parts.push(logs.subarray(offset + 8, offset + 8 + size));
     offset += 8 + size;
@@ -70,10 +70,23 @@ describe.runIf(dockerAvailable && dataDir)('task images built offline through th
   });
 
   it('builds each task on its mapped base (agent and python3 >= 3.9 inside, WORKDIR /app); the broken one fails with its code and log, the others still build', async () => {
-    const results = await buildTaskImages(tasks, { docker: connection.docker, map, logDirectory, concurrency: 2, force: true, log: (line) => console.log(`[tasks] ${line}`) });
+    const results = await buildTaskImages(tasks, {
+      docker: connection.docker,
+      map,
+      logDirectory,
+      concurrency: 2,
+      force: true,
+      log: (line) => console.log(`[tasks] ${line}`),
+    });
     const byTask = Object.fromEntries(results.map((result) => [result.task, result]));
-    expect(byTask['terminal-bench/hello-world']).toMatchObject({ status: 'built', image: expect.stringMatching(/^corral-task\/terminal-bench-hello-world:[0-9a-f]{16}$/) });
-    expect(byTask['terminal-bench/fix-permissions']).toMatchObject({ status: 'built', image: expect.stringMatching(/^corral-task\/terminal-bench-fix-permissions:/) });
+    expect(byTask['terminal-bench/hello-world']).toMatchObject({
+      status: 'built',
+      image: expect.stringMatching(/^corral-task\/terminal-bench-hello-world:[0-9a-f]{16}$/),
+    });
+    expect(byTask['terminal-bench/fix-permissions']).toMatchObject({
+      status: 'built',
+      image: expect.stringMatching(/^corral-task\/terminal-bench-fix-permissions:/),
+    });
     expect(byTask['greet-file']).toMatchObject({ status: 'built' });
 
     const broken = byTask['corral-fixtures/broken-build']!;
@@ -81,11 +94,16 @@ describe.runIf(dockerAvailable && dataDir)('task images built offline through th
     expect(broken.error!.message).toMatch(/exit code: 7|returned a non-zero code: 7/);
     expect(await readFile(broken.logPath!, 'utf8')).toContain('corral-broken-build: about to fail');
 
-    const probe = 'set -e; pwd; python3 -c "import sys; assert sys.version_info >= (3, 9); print(sys.version_info[:2])"; test -f /opt/corral/agent/agent.py; id -u';
+    const probe =
+      'set -e; pwd; python3 -c "import sys; assert sys.version_info >= (3, 9); print(sys.version_info[:2])"; test -f /opt/corral/agent/agent.py; id -u';
     const hello = await runInImage(connection.docker, byTask['terminal-bench/hello-world']!.image!, `${probe}; command -v python; python3 -m pytest --version`);
     expect(hello.exitCode, hello.output).toBe(0);
     expect(hello.output).toMatch(/^\/app\n\(3, \d+\)\n0\n/);
-    const fix = await runInImage(connection.docker, byTask['terminal-bench/fix-permissions']!.image!, `${probe}; stat -c %a /app/process_data.sh; grep -c bookworm /etc/os-release`);
+    const fix = await runInImage(
+      connection.docker,
+      byTask['terminal-bench/fix-permissions']!.image!,
+      `${probe}; stat -c %a /app/process_data.sh; grep -c bookworm /etc/os-release`,
+    );
     expect(fix.exitCode, fix.output).toBe(0);
     expect(fix.output).toMatch(/\n644\n[1-9]/);
     const greet = await runInImage(connection.docker, byTask['greet-file']!.image!, 'pwd; cat /app/name.txt');
@@ -105,7 +123,16 @@ describe.runIf(dockerAvailable && dataDir)('task images built offline through th
     const emptyMap = { entries: [] };
     const [prebuiltResult] = await buildTaskImages([prebuilt], { docker: connection.docker, map, logDirectory });
     const [unmappedResult] = await buildTaskImages([unmapped], { docker: connection.docker, map: emptyMap, logDirectory });
-    expect(prebuiltResult).toMatchObject({ status: 'failed', error: { code: 'TASK_ERR_IMAGE_NOT_FOUND', message: expect.stringMatching(/corral-test\/absent:never is not a local image/) } });
-    expect(unmappedResult).toMatchObject({ status: 'failed', error: { code: 'TASK_ERR_IMAGE_NOT_FOUND', message: expect.stringMatching(/FROM python:3.13-slim-bookworm is neither in the base-image map nor a local image/) } });
+    expect(prebuiltResult).toMatchObject({
+      status: 'failed',
+      error: { code: 'TASK_ERR_IMAGE_NOT_FOUND', message: expect.stringMatching(/corral-test\/absent:never is not a local image/) },
+    });
+    expect(unmappedResult).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'TASK_ERR_IMAGE_NOT_FOUND',
+        message: expect.stringMatching(/FROM python:3.13-slim-bookworm is neither in the base-image map nor a local image/),
+      },
+    });
   });
 });

@@ -22,14 +22,17 @@ export const MCP_ACCEPT = 'application/json, text/event-stream';
 
 export function rawHttp(port: number, options: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {} }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: decodeBody(text) });
-      });
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {} },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: decodeBody(text) });
+        });
+      },
+    );
     // The server may answer (413) and close before a large body is fully written; the response still arrives.
     request.on('error', reject);
     if (options.body !== undefined) request.write(options.body);

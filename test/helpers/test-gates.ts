@@ -22,12 +22,20 @@ export function gate(what: string, missing: string | null, environment: Environm
 export function dataDirectoryWith(relativePaths: readonly string[], environment: Environment = process.env): string | undefined {
   const directory = environment.CORRAL_DATA_DIR;
   const absent = directory ? relativePaths.map((path) => join(directory, path)).filter((path) => !existsSync(path)) : [];
-  const missing = !directory ? 'CORRAL_DATA_DIR is not set (needs the evaluation data, e.g. ../shared/data)' : absent.length > 0 ? `${absent.join(', ')} does not exist` : null;
+  const missing = !directory
+    ? 'CORRAL_DATA_DIR is not set (needs the evaluation data, e.g. ../shared/data)'
+    : absent.length > 0
+      ? `${absent.join(', ')} does not exist`
+      : null;
   return gate('evaluation data', missing, environment) ? directory : undefined;
 }
 
 /** A local python3 and GNU timeout, for rubric tests that run trusted fixtures without a sandbox. */
 export function python3Available(environment: Environment = process.env): boolean {
   const probe = spawnSync('bash', ['-c', 'python3 --version && timeout --version'], { stdio: 'ignore', env: environment as NodeJS.ProcessEnv });
-  return gate('local python3 with GNU timeout', probe.status === 0 ? null : `\`python3 --version && timeout --version\` failed (status ${probe.status})`, environment);
+  return gate(
+    'local python3 with GNU timeout',
+    probe.status === 0 ? null : `\`python3 --version && timeout --version\` failed (status ${probe.status})`,
+    environment,
+  );
 }

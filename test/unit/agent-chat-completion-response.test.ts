@@ -35,7 +35,11 @@ describe('readChatCompletion', () => {
   });
 
   it('copies vLLM token ids and logprobs exactly, from where vLLM puts them', () => {
-    const body = completion({ role: 'assistant', content: 'x' }, { prompt_token_ids: [1, 2] }, { token_ids: [3], logprobs: { content: [{ token: 'x', logprob: -0.25, top_logprobs: [] }] } });
+    const body = completion(
+      { role: 'assistant', content: 'x' },
+      { prompt_token_ids: [1, 2] },
+      { token_ids: [3], logprobs: { content: [{ token: 'x', logprob: -0.25, top_logprobs: [] }] } },
+    );
     expect(readChatCompletion(body, 1).tokens).toEqual({ promptTokenIds: [1, 2], completionTokenIds: [3], completionLogprobs: [-0.25] });
     const onlyLogprobs = completion({ role: 'assistant', content: 'x' }, {}, { logprobs: { content: [{ logprob: -1 }] } });
     expect(readChatCompletion(onlyLogprobs, 1).tokens).toEqual({ completionLogprobs: [-1] });
@@ -46,7 +50,12 @@ describe('readChatCompletion', () => {
     expect(readChatCompletion(body, 1).tokens).toBeNull();
   });
 
-  it.each([['a string', 'not json'], ['no choices', { choices: [] }], ['no message', { choices: [{ index: 0 }] }], ['null', null]])('throws MODEL_ERR_BAD_RESPONSE for %s', (_label, body) => {
+  it.each([
+    ['a string', 'not json'],
+    ['no choices', { choices: [] }],
+    ['no message', { choices: [{ index: 0 }] }],
+    ['null', null],
+  ])('throws MODEL_ERR_BAD_RESPONSE for %s', (_label, body) => {
     expect(() => readChatCompletion(body, 1)).toThrow(expect.objectContaining({ code: 'MODEL_ERR_BAD_RESPONSE' }));
   });
 });

@@ -139,13 +139,29 @@ describe('AgentConnection (real agent as a plain child process)', () => {
   function startAgent(): { child: ChildProcessWithoutNullStreams; output: PassThrough; connection: AgentConnection } {
     const root = mkdtempSync(join(tmpdir(), 'corral-agent-client-'));
     directories.push(root);
-    const args = ['-u', '-B', `${agentDirectoryPath()}/agent.py`, '--workspace', join(root, 'workspace'), '--process-scope', 'descendants', '--scratch-dir', join(root, 'missing-scratch')];
+    const args = [
+      '-u',
+      '-B',
+      `${agentDirectoryPath()}/agent.py`,
+      '--workspace',
+      join(root, 'workspace'),
+      '--process-scope',
+      'descendants',
+      '--scratch-dir',
+      join(root, 'missing-scratch'),
+    ];
     const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(child);
     // A pass-through between the agent and the client lets the test slip a corrupt line into the stream.
     const output = new PassThrough();
     child.stdout.pipe(output);
-    const connection = new AgentConnection({ writable: child.stdin, readable: output, sandboxId: 'sbx_real', backend: 'process', workspace: join(root, 'workspace') });
+    const connection = new AgentConnection({
+      writable: child.stdin,
+      readable: output,
+      sandboxId: 'sbx_real',
+      backend: 'process',
+      workspace: join(root, 'workspace'),
+    });
     return { child, output, connection };
   }
 

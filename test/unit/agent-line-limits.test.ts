@@ -41,7 +41,11 @@ async function readyFakeAgent() {
 describe('JsonLineSplitter bounds', () => {
   it('a 250 MiB unterminated line never buffers past the bound, overflows once, then ignores the stream', () => {
     const overflows: number[] = [];
-    const splitter = new JsonLineSplitter(() => undefined, (bytes) => overflows.push(bytes), 8 * MiB);
+    const splitter = new JsonLineSplitter(
+      () => undefined,
+      (bytes) => overflows.push(bytes),
+      8 * MiB,
+    );
     let largest = 0;
     for (let sent = 0; sent < 250 * MiB; sent += CHUNK.length) {
       splitter.push(CHUNK);
@@ -56,7 +60,11 @@ describe('JsonLineSplitter bounds', () => {
   it('refuses a terminated line over the bound without handing it out', () => {
     const lines: string[] = [];
     const overflows: number[] = [];
-    const splitter = new JsonLineSplitter((line) => lines.push(line), (bytes) => overflows.push(bytes), 1024);
+    const splitter = new JsonLineSplitter(
+      (line) => lines.push(line),
+      (bytes) => overflows.push(bytes),
+      1024,
+    );
     splitter.push('{"ok":1}\n');
     splitter.push(`${'x'.repeat(2000)}\n{"after":1}\n`);
     expect(lines).toEqual(['{"ok":1}']);
@@ -123,7 +131,17 @@ describe('the real agent never writes a line past the protocol limit', () => {
     mkdirSync(workspace);
     // 9 MiB of control characters: JSON escapes each as \u0001, so the utf8 reply would be 54 MiB.
     writeFileSync(join(workspace, 'controls.txt'), Buffer.alloc(9 * MiB, 1));
-    const args = ['-u', '-B', `${agentDirectoryPath()}/agent.py`, '--workspace', workspace, '--process-scope', 'descendants', '--scratch-dir', join(root, 'none')];
+    const args = [
+      '-u',
+      '-B',
+      `${agentDirectoryPath()}/agent.py`,
+      '--workspace',
+      workspace,
+      '--process-scope',
+      'descendants',
+      '--scratch-dir',
+      join(root, 'none'),
+    ];
     const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(child);
     const connection = new AgentConnection({ writable: child.stdin, readable: child.stdout, sandboxId: 'sbx_real', backend: 'process', workspace });

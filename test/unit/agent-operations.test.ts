@@ -14,9 +14,25 @@ let root: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'corral-agent-operations-'));
-  const args = ['-u', '-B', `${agentDirectoryPath()}/agent.py`, '--workspace', join(root, 'workspace'), '--process-scope', 'descendants', '--scratch-dir', join(root, 'none')];
+  const args = [
+    '-u',
+    '-B',
+    `${agentDirectoryPath()}/agent.py`,
+    '--workspace',
+    join(root, 'workspace'),
+    '--process-scope',
+    'descendants',
+    '--scratch-dir',
+    join(root, 'none'),
+  ];
   child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  connection = new AgentConnection({ writable: child.stdin, readable: child.stdout, sandboxId: 'sbx_ops', backend: 'process', workspace: join(root, 'workspace') });
+  connection = new AgentConnection({
+    writable: child.stdin,
+    readable: child.stdout,
+    sandboxId: 'sbx_ops',
+    backend: 'process',
+    workspace: join(root, 'workspace'),
+  });
   await connection.ready({ timeoutMs: 20_000 });
 });
 
@@ -77,7 +93,9 @@ describe('agent operations', () => {
     }
     controller.abort();
     expect(await errorCode(running)).toBe('ERR_ABORTED');
-    const check = await connection.session.exec({ command: `for i in $(seq 100); do kill -0 ${pid} 2>/dev/null || { echo gone; exit; }; sleep 0.05; done; echo alive` });
+    const check = await connection.session.exec({
+      command: `for i in $(seq 100); do kill -0 ${pid} 2>/dev/null || { echo gone; exit; }; sleep 0.05; done; echo alive`,
+    });
     expect(check.stdout).toBe('gone\n');
   });
 });

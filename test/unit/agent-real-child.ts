@@ -17,7 +17,17 @@ export async function startRealAgent(): Promise<RealAgent> {
   const root = mkdtempSync(join(tmpdir(), 'corral-agent-unit-'));
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
-  const args = ['-u', '-B', `${agentDirectoryPath()}/agent.py`, '--workspace', workspace, '--process-scope', 'descendants', '--scratch-dir', join(root, 'none')];
+  const args = [
+    '-u',
+    '-B',
+    `${agentDirectoryPath()}/agent.py`,
+    '--workspace',
+    workspace,
+    '--process-scope',
+    'descendants',
+    '--scratch-dir',
+    join(root, 'none'),
+  ];
   const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const connection = new AgentConnection({ writable: child.stdin, readable: child.stdout, sandboxId: 'sbx_unit', backend: 'process', workspace });
   await connection.ready({ timeoutMs: 20_000 });

@@ -41,7 +41,11 @@ describe('ScriptedAgent', () => {
   it('is named scripted, plays tool-call steps and stops at the answer', async () => {
     const agent = new ScriptedAgent([]);
     expect([agent.name, agent.model]).toEqual(['scripted', 'scripted']);
-    const trajectory = await play([{ toolCalls: [{ name: 'echo', arguments: { text: 'one' } }], content: 'thinking' }, { answer: '42' }, { answer: 'never reached' }]);
+    const trajectory = await play([
+      { toolCalls: [{ name: 'echo', arguments: { text: 'one' } }], content: 'thinking' },
+      { answer: '42' },
+      { answer: 'never reached' },
+    ]);
     expect(trajectory.completion).toEqual([
       { role: 'assistant', content: 'thinking', tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'echo', arguments: '{"text":"one"}' } }] },
       { role: 'tool', tool_call_id: 'call_1_0', content: 'one' },
@@ -53,7 +57,17 @@ describe('ScriptedAgent', () => {
 
   it('runs a step’s tool calls concurrently and records their results in call order', async () => {
     const tools = fakeTools();
-    const trajectory = await play([{ toolCalls: [{ name: 'echo', arguments: { text: 'slow', ms: 80 } }, { name: 'echo', arguments: { text: 'fast', ms: 1 } }] }], { tools });
+    const trajectory = await play(
+      [
+        {
+          toolCalls: [
+            { name: 'echo', arguments: { text: 'slow', ms: 80 } },
+            { name: 'echo', arguments: { text: 'fast', ms: 1 } },
+          ],
+        },
+      ],
+      { tools },
+    );
     expect(tools.log).toEqual(['start slow', 'start fast', 'end fast', 'end slow']);
     expect(trajectory.completion.slice(1)).toEqual([
       { role: 'tool', tool_call_id: 'call_1_0', content: 'slow' },
@@ -67,7 +81,15 @@ describe('ScriptedAgent', () => {
   });
 
   it('sends string arguments as is and unknown tools back as readable errors', async () => {
-    const trajectory = await play([{ toolCalls: [{ name: 'echo', arguments: '{oops' }, { name: 'missing', arguments: {} }] }, { answer: 'done' }]);
+    const trajectory = await play([
+      {
+        toolCalls: [
+          { name: 'echo', arguments: '{oops' },
+          { name: 'missing', arguments: {} },
+        ],
+      },
+      { answer: 'done' },
+    ]);
     const tools = trajectory.completion.filter((message) => message.role === 'tool');
     expect(tools[0]!.content).toMatch(/not valid JSON/);
     expect(tools[1]!.content).toBe("Error: unknown tool 'missing'. Available tools: echo.");

@@ -30,7 +30,8 @@ const sessions: ToolSessionFactory = {
   },
 };
 
-const rollout = (agent: Agent, example: Example) => runRollout({ environment, agent, tools: sessions, example, rolloutIndex: 0, abortSignal: new AbortController().signal });
+const rollout = (agent: Agent, example: Example) =>
+  runRollout({ environment, agent, tools: sessions, example, rolloutIndex: 0, abortSignal: new AbortController().signal });
 
 describe('code agents', () => {
   it('are registered by name next to the baseline', () => {

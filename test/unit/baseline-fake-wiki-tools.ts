@@ -18,15 +18,31 @@ interface FakeSection {
   text: string;
 }
 
-const STOP = new Set('a an the of in on at to for from by with and or is was were are be been what which who whom whose when where why how did do does that this as it its into than then there their'.split(' '));
-const terms = (text: string) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !STOP.has(word)).map((word) => (word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word));
+const STOP = new Set(
+  'a an the of in on at to for from by with and or is was were are be been what which who whom whose when where why how did do does that this as it its into than then there their'.split(
+    ' ',
+  ),
+);
+const terms = (text: string) =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((word) => !STOP.has(word))
+    .map((word) => (word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word));
 
 function sectionsOf(page: FakePage): FakeSection[] {
   const lines = page.content.split('\n');
   const headings = lines.flatMap((line, index) => (/^#{2,6}\s+/.test(line) ? [index] : []));
-  const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const slug = (name: string) =>
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '');
   if (headings.length === 0) {
-    const paragraphs = lines.filter((line) => !/^#\s/.test(line)).join('\n').split(/\n\s*\n/).map((text) => text.trim()).filter(Boolean);
+    const paragraphs = lines
+      .filter((line) => !/^#\s/.test(line))
+      .join('\n')
+      .split(/\n\s*\n/)
+      .map((text) => text.trim())
+      .filter(Boolean);
     const sections: FakeSection[] = [];
     for (let start = 0; start < paragraphs.length; start += 3) {
       const group = paragraphs.slice(start, start + 3);
@@ -37,7 +53,10 @@ function sectionsOf(page: FakePage): FakeSection[] {
   }
   const bounds = [0, ...headings, lines.length];
   return bounds.slice(0, -1).flatMap((start, index) => {
-    const text = lines.slice(start, bounds[index + 1]).join('\n').trim();
+    const text = lines
+      .slice(start, bounds[index + 1])
+      .join('\n')
+      .trim();
     const name = index === 0 ? 'Introduction' : lines[start]!.replace(/^#+\s+/, '');
     return text === '' || (index === 0 && /^#\s[^\n]*$/.test(text)) ? [] : [{ id: `${page.id}:${slug(name)}_${index}`, name, text }];
   });
@@ -50,7 +69,10 @@ export class FakeWikiTools implements ToolAccess {
   private readonly documentFrequency = new Map<string, number>();
   private readonly averageLength: number;
 
-  constructor(pages: readonly FakePage[], private readonly options: { textOnly?: boolean; maxResults?: number } = {}) {
+  constructor(
+    pages: readonly FakePage[],
+    private readonly options: { textOnly?: boolean; maxResults?: number } = {},
+  ) {
     let totalLength = 0;
     for (const page of pages) {
       const pageTerms = [...terms(page.title), ...terms(page.title), ...terms(page.title), ...terms(page.content)];
@@ -75,13 +97,19 @@ export class FakeWikiTools implements ToolAccess {
       const entry = this.pages.get(String(args.page_id ?? ''));
       if (!entry) return { text: `Error: no page with id ${String(args.page_id)}`, isError: true };
       const sections = entry.sections.map((section) => ({ section_id: section.id, section_name: section.name }));
-      return { text: sections.map((section) => `- ${section.section_name} (section_id: ${section.section_id})`).join('\n'), structuredContent: { sections }, isError: false };
+      return {
+        text: sections.map((section) => `- ${section.section_name} (section_id: ${section.section_id})`).join('\n'),
+        structuredContent: { sections },
+        isError: false,
+      };
     }
     if (name === 'read_section') {
       const sectionId = String(args.section_id ?? '');
       const entry = this.pages.get(sectionId.slice(0, sectionId.lastIndexOf(':')));
       const text = sectionId.endsWith(':full') ? entry?.page.content : entry?.sections.find((section) => section.id === sectionId)?.text;
-      return text === undefined ? { text: `Error: no section ${sectionId}`, isError: true } : { text, structuredContent: { section_id: sectionId, content: text }, isError: false };
+      return text === undefined
+        ? { text: `Error: no section ${sectionId}`, isError: true }
+        : { text, structuredContent: { section_id: sectionId, content: text }, isError: false };
     }
     return { text: `Error: unknown tool ${name}`, isError: true };
   }
@@ -104,8 +132,20 @@ export class FakeWikiTools implements ToolAccess {
       .filter((item) => item.score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(0, this.options.maxResults ?? 5)
-      .map(({ entry, score }) => ({ page_id: entry.page.id, title: entry.page.title, score: Math.round(score * 1000) / 1000, snippet: entry.page.content.slice(0, 200) }));
-    const text = results.length === 0 ? 'No pages found.' : results.map((result, index) => `${index + 1}. ${result.title} (page_id: ${result.page_id}, score: ${result.score})\n   ${result.snippet.replace(/\n/g, ' ')}`).join('\n');
+      .map(({ entry, score }) => ({
+        page_id: entry.page.id,
+        title: entry.page.title,
+        score: Math.round(score * 1000) / 1000,
+        snippet: entry.page.content.slice(0, 200),
+      }));
+    const text =
+      results.length === 0
+        ? 'No pages found.'
+        : results
+            .map(
+              (result, index) => `${index + 1}. ${result.title} (page_id: ${result.page_id}, score: ${result.score})\n   ${result.snippet.replace(/\n/g, ' ')}`,
+            )
+            .join('\n');
     return { text, structuredContent: { results }, isError: false };
   }
 }

@@ -24,7 +24,11 @@ export class FakeWorkspaceTools implements ToolAccess {
         const content = readFileSync(path, 'utf8');
         return { text: content, structuredContent: { path: String(args.path), content }, isError: false };
       } catch {
-        return { text: `Error (SBX_ERR_NOT_FOUND): no file ${String(args.path)}`, structuredContent: { error: { code: 'SBX_ERR_NOT_FOUND', message: 'no such file' } }, isError: true };
+        return {
+          text: `Error (SBX_ERR_NOT_FOUND): no file ${String(args.path)}`,
+          structuredContent: { error: { code: 'SBX_ERR_NOT_FOUND', message: 'no such file' } },
+          isError: true,
+        };
       }
     }
     if (name === 'write_file') {
@@ -54,7 +58,11 @@ export class FakeWorkspaceTools implements ToolAccess {
       child.on('close', (code) => {
         clearTimeout(timer);
         const exitCode = timedOut ? null : code;
-        resolve({ text: `exit code: ${exitCode}\n${stdout}${stderr}`, structuredContent: { stdout, stderr, exit_code: exitCode, timed_out: timedOut }, isError: exitCode !== 0 });
+        resolve({
+          text: `exit code: ${exitCode}\n${stdout}${stderr}`,
+          structuredContent: { stdout, stderr, exit_code: exitCode, timed_out: timedOut },
+          isError: exitCode !== 0,
+        });
       });
     });
   }

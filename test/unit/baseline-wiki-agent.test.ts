@@ -16,27 +16,56 @@ import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recor
 import { type FakePage, FakeWikiTools } from './baseline-fake-wiki-tools.js';
 
 const fixtures = new URL('../fixtures/runner/', import.meta.url).pathname;
-const readPages = (path: string): FakePage[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FakePage);
+const readPages = (path: string): FakePage[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FakePage);
 const tinyPages = readPages(`${fixtures}tiny-pages.jsonl`);
 const tinyQuestions = loadQuestions(`${fixtures}tiny-questions.jsonl`);
 const environment = createWikiSearchEnvironment({ corpus: [] });
-const sessions = (tools: FakeWikiTools): ToolSessionFactory => ({ open: async () => Object.assign(Object.create(tools) as FakeWikiTools, { close: async () => undefined }) });
+const sessions = (tools: FakeWikiTools): ToolSessionFactory => ({
+  open: async () => Object.assign(Object.create(tools) as FakeWikiTools, { close: async () => undefined }),
+});
 
 async function answer(tools: FakeWikiTools, example: Example, maxTurns = 10) {
   const recorder = new TrajectoryRecorder();
-  await new BaselineWikiAgent().run({ example, systemPrompt: environment.systemPrompt, tools, maxTurns, recorder, abortSignal: new AbortController().signal, rolloutIndex: 0 });
+  await new BaselineWikiAgent().run({
+    example,
+    systemPrompt: environment.systemPrompt,
+    tools,
+    maxTurns,
+    recorder,
+    abortSignal: new AbortController().signal,
+    rolloutIndex: 0,
+  });
   return recorder.snapshot();
 }
 
 describe('baseline text helpers', () => {
   it('classifies questions by their wh-phrase', () => {
-    expect(['How many stations are there?', 'When did it open?', 'In what year was it built?', 'Who opened it?', 'Where is the harbour?', 'In what country is it?', 'What is the name of the prize?', 'Why did it close?', 'What do moths eat?'].map((question) => analyseQuestion(question).kind)).toEqual(['number', 'date', 'date', 'person', 'place', 'place', 'name', 'reason', 'other']);
+    expect(
+      [
+        'How many stations are there?',
+        'When did it open?',
+        'In what year was it built?',
+        'Who opened it?',
+        'Where is the harbour?',
+        'In what country is it?',
+        'What is the name of the prize?',
+        'Why did it close?',
+        'What do moths eat?',
+      ].map((question) => analyseQuestion(question).kind),
+    ).toEqual(['number', 'date', 'date', 'person', 'place', 'place', 'name', 'reason', 'other']);
     expect(analyseQuestion('When the line closed, who bought it?').kind).toBe('person');
     expect(analyseQuestion('What kind of forest is it?').focus).toEqual(['forest']);
   });
 
   it('splits sentences without breaking initials or abbreviations', () => {
-    expect(splitSentences('The mayor is Daniel R. Whitcombe. He was elected in 2001.\n\nA second paragraph.')).toEqual([['The mayor is Daniel R. Whitcombe.', 'He was elected in 2001.'], ['A second paragraph.']]);
+    expect(splitSentences('The mayor is Daniel R. Whitcombe. He was elected in 2001.\n\nA second paragraph.')).toEqual([
+      ['The mayor is Daniel R. Whitcombe.', 'He was elected in 2001.'],
+      ['A second paragraph.'],
+    ]);
   });
 
   it('finds numbers, dates and names as candidates', () => {
@@ -56,10 +85,12 @@ describe('BaselineWikiAgent', () => {
     expect(new Set(tools.calls.map((call) => call.name))).toEqual(new Set(['search_pages', 'view_sections', 'read_section']));
   });
 
-  it('leaves a trajectory shaped like a model\'s: tool-call turns, tool messages, then the answer', async () => {
+  it("leaves a trajectory shaped like a model's: tool-call turns, tool messages, then the answer", async () => {
     const trajectory = await answer(new FakeWikiTools(tinyPages), tinyQuestions[0]!);
     expect(trajectory.turns).toBe(4);
-    const roles = trajectory.completion.map((message) => (message.role === 'assistant' && message.tool_calls ? `assistant:${message.tool_calls.map((call) => call.function.name).join(',')}` : message.role));
+    const roles = trajectory.completion.map((message) =>
+      message.role === 'assistant' && message.tool_calls ? `assistant:${message.tool_calls.map((call) => call.function.name).join(',')}` : message.role,
+    );
     expect(roles[0]).toBe('assistant:search_pages');
     expect(roles[1]).toBe('tool');
     expect(roles[2]).toMatch(/^assistant:view_sections/);
@@ -94,7 +125,14 @@ describe('BaselineWikiAgent', () => {
   it('is registered as the built-in "baseline" agent and scores through the environment rubric', async () => {
     const agent = builtInAgents.baseline!();
     expect([agent.name, agent.model]).toEqual(['baseline', 'baseline']);
-    const record = await runRollout({ environment, agent, tools: sessions(new FakeWikiTools(tinyPages)), example: tinyQuestions[0]!, rolloutIndex: 0, abortSignal: new AbortController().signal });
+    const record = await runRollout({
+      environment,
+      agent,
+      tools: sessions(new FakeWikiTools(tinyPages)),
+      example: tinyQuestions[0]!,
+      rolloutIndex: 0,
+      abortSignal: new AbortController().signal,
+    });
     expect(record.error).toBeNull();
     expect(record.reward).toBe(1);
     expect(record.metrics).toMatchObject({ exact_match: 1, f1: 1, turns: 4 });
@@ -111,7 +149,14 @@ describe.skipIf(!dataDir)('BaselineWikiAgent on the dev split (CORRAL_DATA_DIR)'
     const questions = loadQuestions(join(dataDir!, 'qa/squad-v1.1-dev/dev.jsonl')).slice(0, 300);
     let exact = 0;
     for (const example of questions) {
-      const record = await runRollout({ environment, agent: new BaselineWikiAgent(), tools: sessions(tools), example, rolloutIndex: 0, abortSignal: new AbortController().signal });
+      const record = await runRollout({
+        environment,
+        agent: new BaselineWikiAgent(),
+        tools: sessions(tools),
+        example,
+        rolloutIndex: 0,
+        abortSignal: new AbortController().signal,
+      });
       exact += record.metrics.exact_match ?? 0;
     }
     // Measured 36.3% (109/300) when written; the floor leaves room for harmless changes to the heuristics.

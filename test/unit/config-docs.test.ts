@@ -62,12 +62,18 @@ describe('configuration docs', () => {
 
   it('every environment variable corral reads is in docs/configuration.md and in the corral --help epilogue', () => {
     const read = environmentVariablesRead();
-    expect(read).toEqual(expect.arrayContaining(['CORRAL_CONFIG', 'CORRAL_DATA_DIR', 'CORRAL_IMAGE', 'CORRAL_MAX_SANDBOXES', 'CORRAL_MIN_IDLE', 'CORRAL_REUSE']));
+    expect(read).toEqual(
+      expect.arrayContaining(['CORRAL_CONFIG', 'CORRAL_DATA_DIR', 'CORRAL_IMAGE', 'CORRAL_MAX_SANDBOXES', 'CORRAL_MIN_IDLE', 'CORRAL_REUSE']),
+    );
     const text = doc();
     expect(read.filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
     const help = helpText();
     expect(read.filter((name) => !help.includes(name))).toEqual([]);
-    expect(environmentVariables().map((variable) => variable.name).sort()).toEqual(expect.arrayContaining(read));
+    expect(
+      environmentVariables()
+        .map((variable) => variable.name)
+        .sort(),
+    ).toEqual(expect.arrayContaining(read));
   });
 
   it('every flag a config error names is registered by some command', () => {
@@ -83,7 +89,8 @@ describe('configuration docs', () => {
       throw new Error(`no config error for ${JSON.stringify(env)}`);
     };
     // One bad value per source, so each message names that source's flag.
-    const invalid = (source: (typeof CONFIG_SOURCES)[number]) => (source.parse === Number ? '-1.5' : source.path[1] === 'backend' || source.path[1] === 'reuse' ? 'nonsense' : '');
+    const invalid = (source: (typeof CONFIG_SOURCES)[number]) =>
+      source.parse === Number ? '-1.5' : source.path[1] === 'backend' || source.path[1] === 'reuse' ? 'nonsense' : '';
     const named = new Set<string>();
     for (const source of CONFIG_SOURCES) {
       const value = invalid(source);

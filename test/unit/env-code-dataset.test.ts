@@ -17,7 +17,9 @@ describe('code dataset loaders', () => {
     expect(first!.id).toBe('Tiny/0');
     expect(first!.prompt).toContain('def add_pair(a: int, b: int) -> int:');
     expect(first!.prompt).toContain('solution.py');
-    expect(first!.answer).toBe('def add_pair(a: int, b: int) -> int:\n    """Return the sum of a and b.\n    >>> add_pair(2, 3)\n    5\n    """\n    return a + b\n');
+    expect(first!.answer).toBe(
+      'def add_pair(a: int, b: int) -> int:\n    """Return the sum of a and b.\n    >>> add_pair(2, 3)\n    5\n    """\n    return a + b\n',
+    );
     expect(first!.info).toMatchObject({ format: 'humaneval', entry_point: 'add_pair', test_imports: [], test_setup_code: '' });
     expect(first!.info!.tests).toContain('def check(candidate):');
     expect(first!.info!.stub).toMatch(/"""\n {4}pass\n$/);
@@ -28,7 +30,13 @@ describe('code dataset loaders', () => {
     expect(problems.map((problem) => problem.id)).toEqual(['mbpp/1', 'mbpp/2']);
     expect(problems[0]!.prompt).toContain("assert count_vowels('banana') == 3");
     expect(problems[0]!.prompt).not.toContain("count_vowels('xyz')");
-    expect(problems[1]!.info).toMatchObject({ format: 'mbpp', entry_point: 'box_area', test_setup_code: 'sample = Box(2, 5)', challenge_tests: ['assert box_area(Box(0, 9)) == 0'], stub: 'def box_area(box):\n    pass\n' });
+    expect(problems[1]!.info).toMatchObject({
+      format: 'mbpp',
+      entry_point: 'box_area',
+      test_setup_code: 'sample = Box(2, 5)',
+      challenge_tests: ['assert box_area(Box(0, 9)) == 0'],
+      stub: 'def box_area(box):\n    pass\n',
+    });
     expect(problems[1]!.answer).toContain('class Box:');
   });
 
@@ -70,7 +78,11 @@ describe('code dataset loaders', () => {
     const environment = createPythonCodeEnvironment();
     expect(environment.name).toBe('python-code');
     expect(environment.toolsets).toEqual(['python', 'shell', 'files']);
-    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([['tests_pass', 1], ['tool_calls', 0], ['turns', 0]]);
+    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([
+      ['tests_pass', 1],
+      ['tool_calls', 0],
+      ['turns', 0],
+    ]);
     expect(environment.sandbox).toEqual({ reuse: 'reset' });
     expect(environment.systemPrompt).toContain('solution.py');
   });

@@ -5,7 +5,10 @@ import { builtInEnvironments, loadEnvironment } from '../../src/runner/environme
 const fixtures = new URL('../fixtures/runner/', import.meta.url).pathname;
 
 async function failure(promise: Promise<unknown>): Promise<CorralError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!CorralError.isInstance(error)) throw new Error(`expected a CorralError, got ${String(error)}`);
   return error;
 }

@@ -13,7 +13,12 @@ const dataDir = dataDirectoryWith(['wiki/squad-v1.1-dev/pages.jsonl', 'qa/squad-
 describe('wiki-search questions', () => {
   it('reads question, answer, answers and page_id; the answer list defaults to the answer', () => {
     const questions = loadQuestions(`${fixtures}tiny-questions.jsonl`);
-    expect(questions[0]).toEqual({ id: 'q1', prompt: 'Who opened the Marrow Valley Railway?', answer: 'Harriet Lowell', info: { answers: ['Harriet Lowell', 'the engineer Harriet Lowell'], page_id: 'marrow_valley_railway' } });
+    expect(questions[0]).toEqual({
+      id: 'q1',
+      prompt: 'Who opened the Marrow Valley Railway?',
+      answer: 'Harriet Lowell',
+      info: { answers: ['Harriet Lowell', 'the engineer Harriet Lowell'], page_id: 'marrow_valley_railway' },
+    });
     expect(questions[2]!.info!.answers).toEqual(['1962']);
   });
 
@@ -59,13 +64,18 @@ describe('wiki-search environment', () => {
     const environment = createWikiSearchEnvironment({ corpus: ['/data/pages.jsonl'] });
     expect(environment.name).toBe('wiki-search');
     expect(environment.toolsets).toEqual(['wiki']);
-    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([['exact_match', 1], ['f1', 0], ['tool_calls', 0], ['turns', 0]]);
+    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([
+      ['exact_match', 1],
+      ['f1', 0],
+      ['tool_calls', 0],
+      ['turns', 0],
+    ]);
     expect(environment.options.corpus).toEqual(['/data/pages.jsonl']);
     expect(environment.systemPrompt).toMatch(/search_pages/);
     expect(environment.systemPrompt).toMatch(/shortest span/);
   });
 
-  it.skipIf(!dataDir)('defaults the corpus to the data directory\'s wiki folders', () => {
+  it.skipIf(!dataDir)("defaults the corpus to the data directory's wiki folders", () => {
     const corpus = createWikiSearchEnvironment().options.corpus as string[];
     expect(corpus.length).toBeGreaterThanOrEqual(3);
     expect(corpus.some((path) => path.endsWith('wiki/squad-v1.1-dev/pages.jsonl'))).toBe(true);

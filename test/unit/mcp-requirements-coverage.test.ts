@@ -13,7 +13,9 @@ describe('MCP requirements coverage', () => {
         .filter((name) => name.endsWith('.test.ts'))
         .map((name) => readFileSync(join(TEST_ROOT, folder, name), 'utf8')),
     );
-    const cited = new Set(sources.flatMap((text) => [...text.matchAll(/cites\(([^)]*)\)/g)].flatMap((match) => [...match[1]!.matchAll(/'([A-Z0-9-]+)'/g)].map((id) => id[1]!))));
+    const cited = new Set(
+      sources.flatMap((text) => [...text.matchAll(/cites\(([^)]*)\)/g)].flatMap((match) => [...match[1]!.matchAll(/'([A-Z0-9-]+)'/g)].map((id) => id[1]!))),
+    );
     expect(Object.keys(MCP_REQUIREMENTS).filter((id) => !cited.has(id))).toEqual([]);
   });
 });

@@ -37,7 +37,12 @@ function countingSource(options: { failWith?: Error } = {}) {
     async acquire() {
       if (options.failWith) throw options.failWith;
       const id = `lease_${++acquired}`;
-      return { id, session: { id: `sbx_${acquired}` } as unknown as SandboxSession, closed: false, release: async () => void released.push(id) } as unknown as Lease;
+      return {
+        id,
+        session: { id: `sbx_${acquired}` } as unknown as SandboxSession,
+        closed: false,
+        release: async () => void released.push(id),
+      } as unknown as Lease;
     },
   };
   return { source, released, acquired: () => acquired };
@@ -47,7 +52,11 @@ describe('assembleToolServer', () => {
   it('answers tools/call without a transport as JSON-RPC replies, with the same error routing and metrics', async () => {
     const records: ToolCallRecord[] = [];
     const unavailable = countingSource({ failWith: new CorralError('SBX_ERR_UNAVAILABLE', 'no backend') });
-    const assembly = assembleToolServer({ tools: [echo], sandboxes: { source: unavailable.source }, observer: { toolCallFinished: (record) => records.push(record) } });
+    const assembly = assembleToolServer({
+      tools: [echo],
+      sandboxes: { source: unavailable.source },
+      observer: { toolCallFinished: (record) => records.push(record) },
+    });
     const signal = new AbortController().signal;
     const fault = await assembly.callTool!({ id: 7, params: { name: 'echo', arguments: { text: 'hi' } } }, signal);
     expect(fault).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603, data: { corralCode: 'SBX_ERR_UNAVAILABLE' } } });
@@ -57,7 +66,10 @@ describe('assembleToolServer', () => {
 
     const working = countingSource();
     const served = assembleToolServer({ tools: [echo], sandboxes: { source: working.source } });
-    expect(await served.callTool!({ id: 8, params: { name: 'echo', arguments: { text: 'hi' } } }, signal)).toMatchObject({ id: 8, result: { structuredContent: { text: 'hi' } } });
+    expect(await served.callTool!({ id: 8, params: { name: 'echo', arguments: { text: 'hi' } } }, signal)).toMatchObject({
+      id: 8,
+      result: { structuredContent: { text: 'hi' } },
+    });
   });
 
   it('offers no fast path for an entry whose extension may replace tools/call', () => {
@@ -90,7 +102,11 @@ describe('serveMessageStream (stdio, WebSocket)', () => {
     const source = countingSource();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const served = serveMessageStream({
-      entry: { tools: [echo], instructions: 'unit', extendServer: (server) => void server.registerPrompt('hello', { description: 'an extension' }, () => ({ messages: [] })) },
+      entry: {
+        tools: [echo],
+        instructions: 'unit',
+        extendServer: (server) => void server.registerPrompt('hello', { description: 'an extension' }, () => ({ messages: [] })),
+      },
       sandboxes: { source: source.source },
       observer: { toolCallFinished: (record) => records.push(record) },
       transport: serverSide,

@@ -33,7 +33,9 @@ describe('ModelEndpointPolicy at connect time', () => {
   it("refuses a name that resolves to loopback inside the connection's lookup, and a literal loopback address, before any byte is sent", async () => {
     const client = new ModelHttpClient(strict);
     for (const host of ['localhost', '127.0.0.1', '[::ffff:127.0.0.1]']) {
-      const outcome = await client.postJson(new URL(`http://${host}:${port}/v1/chat/completions`), {}, {}, new AbortController().signal).then(() => 'connected', refusedCode);
+      const outcome = await client
+        .postJson(new URL(`http://${host}:${port}/v1/chat/completions`), {}, {}, new AbortController().signal)
+        .then(() => 'connected', refusedCode);
       expect([host, outcome]).toEqual([host, 'MODEL_ERR_ENDPOINT_REFUSED']);
     }
     expect(hits).toBe(0);
@@ -53,13 +55,17 @@ describe('ModelEndpointPolicy at connect time', () => {
   it('the request loop records MODEL_ERR_ENDPOINT_REFUSED once, without retrying', async () => {
     const client = new ModelHttpClient(strict);
     const before = hits;
-    const error = await requestChatCompletion(client, { model: 'm', messages: [] }, {
-      policy: { maxRetries: 3, requestTimeoutMs: 10_000, backoff: { baseMs: 1, maxMs: 1 } },
-      model: 'm',
-      baseURL: `http://localhost:${port}/v1`,
-      apiKey: 'x',
-      abortSignal: new AbortController().signal,
-    }).catch((caught: unknown) => caught);
+    const error = await requestChatCompletion(
+      client,
+      { model: 'm', messages: [] },
+      {
+        policy: { maxRetries: 3, requestTimeoutMs: 10_000, backoff: { baseMs: 1, maxMs: 1 } },
+        model: 'm',
+        baseURL: `http://localhost:${port}/v1`,
+        apiKey: 'x',
+        abortSignal: new AbortController().signal,
+      },
+    ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'MODEL_ERR_ENDPOINT_REFUSED', details: { attempts: 1 } });
     expect(hits).toBe(before);
   });

@@ -8,7 +8,12 @@ import { llmJudge, parseGrade } from '../../src/runner/rubrics/llm-judge.js';
 import type { RubricInput } from '../../src/runner/rubrics/rubric.js';
 import { runRollout } from '../../src/runner/scheduler/run-rollout.js';
 
-const example: Example = { id: 'q1', prompt: 'Who opened the railway?', answer: 'Harriet Lowell', info: { answers: ['Harriet Lowell', 'the engineer Harriet Lowell'] } };
+const example: Example = {
+  id: 'q1',
+  prompt: 'Who opened the railway?',
+  answer: 'Harriet Lowell',
+  info: { answers: ['Harriet Lowell', 'the engineer Harriet Lowell'] },
+};
 const input = (answer: string | null): RubricInput => ({
   example,
   trajectory: { completion: [], answer, events: [], toolCalls: [], turns: 1, tokens: [], failure: null },
@@ -70,8 +75,17 @@ describe('llmJudge', () => {
   });
 
   it('makes the rollout errored, never scored 0, when the judge fails', async () => {
-    const environment = createWikiSearchEnvironment({ corpus: [], judge: { baseURL: 'http://judge.test/v1', apiKey: 'k', model: 'm', fetch: fakeFetch(500, 'down').fetchFunction } });
-    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([['exact_match', 0], ['f1', 0], ['tool_calls', 0], ['turns', 0], ['judge', 1]]);
+    const environment = createWikiSearchEnvironment({
+      corpus: [],
+      judge: { baseURL: 'http://judge.test/v1', apiKey: 'k', model: 'm', fetch: fakeFetch(500, 'down').fetchFunction },
+    });
+    expect(environment.rubric.map((item) => [item.name, item.weight])).toEqual([
+      ['exact_match', 0],
+      ['f1', 0],
+      ['tool_calls', 0],
+      ['turns', 0],
+      ['judge', 1],
+    ]);
     const answering: Agent = {
       name: 'answers',
       model: 'answers',

@@ -24,9 +24,11 @@ describe('python test harness text', () => {
     expect(harness).toContain('_corral_os.dup2(2, 1)');
   });
 
-  it('MBPP: runs test_setup_code after the solution (it may use the solution\'s classes), then the asserts', () => {
+  it("MBPP: runs test_setup_code after the solution (it may use the solution's classes), then the asserts", () => {
     const harness = buildPythonHarness(String(mbppWithSetup!.answer), harnessTestsFromInfo(mbppWithSetup!.info)!, 'n');
-    const order = ['class Box:', 'sample = Box(2, 5)', 'assert box_area(sample) == 10', 'assert box_area(Box(1, 1)) == 1', sentinelLine('n')].map((text) => harness.indexOf(text));
+    const order = ['class Box:', 'sample = Box(2, 5)', 'assert box_area(sample) == 10', 'assert box_area(Box(1, 1)) == 1', sentinelLine('n')].map((text) =>
+      harness.indexOf(text),
+    );
     expect(order.every((position) => position > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(harness).not.toContain('check(');
@@ -48,7 +50,11 @@ describe('python test harness text', () => {
 
 describe('reading a test run', () => {
   const sentinel = sentinelLine('abc');
-  const run = (structured: Record<string, unknown> | undefined, text = '', isError = false): ToolOutcome => ({ text, isError, ...(structured ? { structuredContent: structured } : {}) });
+  const run = (structured: Record<string, unknown> | undefined, text = '', isError = false): ToolOutcome => ({
+    text,
+    isError,
+    ...(structured ? { structuredContent: structured } : {}),
+  });
 
   it('needs exit 0 and the sentinel', () => {
     expect(testRunPassed(run({ stdout: `${sentinel}\n`, stderr: '', exit_code: 0, timed_out: false }), sentinel)).toBe(true);
@@ -108,13 +114,13 @@ describe.skipIf(!python3Works)('tests_pass with a local python3 (no sandbox: tru
     expect(await score(humanEval!, noisy)).toBe(1);
   });
 
-  it('fails a solution that never ends: the harness\'s own timeout ends it (exit 124), before the tool call\'s limit would', async () => {
+  it("fails a solution that never ends: the harness's own timeout ends it (exit 124), before the tool call's limit would", async () => {
     expect(await score(humanEval!, 'def add_pair(a, b):\n    while True:\n        pass\n', null, 1)).toBe(0);
     // The fake bash kills at timeout_s and reports timed_out; GNU timeout exits 124 first when the rubric wraps the run.
     expect(workspace!.bashOutcomes.map((outcome) => outcome.structuredContent)).toEqual([expect.objectContaining({ exit_code: 124, timed_out: false })]);
   });
 
-  it('takes the final answer\'s code block when solution.py is missing', async () => {
+  it("takes the final answer's code block when solution.py is missing", async () => {
     expect(await score(humanEval!, null, 'Done:\n```python\ndef add_pair(a, b):\n    return a + b\n```')).toBe(1);
   });
 

@@ -59,7 +59,16 @@ describe('runEvaluation', () => {
   it('scores every rollout, emits whole groups with mean/std/advantage, and closes every tool session', async () => {
     const { factory, state } = fakeTools();
     const groups: ResultRecord[][] = [];
-    const progress = await runEvaluation({ environment, agent, tools: factory, examples, rolloutsPerExample: 2, concurrency: 4, abortSignal: new AbortController().signal, onGroup: (records) => groups.push(records) });
+    const progress = await runEvaluation({
+      environment,
+      agent,
+      tools: factory,
+      examples,
+      rolloutsPerExample: 2,
+      concurrency: 4,
+      abortSignal: new AbortController().signal,
+      onGroup: (records) => groups.push(records),
+    });
     expect(progress).toMatchObject({ done: 6, total: 6, errored: 0, scored: 6, rewardSum: 3 });
     expect(groups).toHaveLength(3);
     for (const group of groups) {
@@ -76,12 +85,30 @@ describe('runEvaluation', () => {
   it('retries transient sandbox failures and records permanent ones as errored, never scored 0', async () => {
     const flaky = fakeTools({ failOpens: 1 });
     const groups: ResultRecord[][] = [];
-    await runEvaluation({ environment, agent, tools: flaky.factory, examples: examples.slice(0, 1), rolloutsPerExample: 1, concurrency: 1, abortSignal: new AbortController().signal, onGroup: (records) => groups.push(records) });
+    await runEvaluation({
+      environment,
+      agent,
+      tools: flaky.factory,
+      examples: examples.slice(0, 1),
+      rolloutsPerExample: 1,
+      concurrency: 1,
+      abortSignal: new AbortController().signal,
+      onGroup: (records) => groups.push(records),
+    });
     expect(groups[0]![0]).toMatchObject({ reward: 1, attempts: 2, error: null });
 
     const broken = fakeTools({ failOpens: 1, transient: false });
     const brokenGroups: ResultRecord[][] = [];
-    const progress = await runEvaluation({ environment, agent, tools: broken.factory, examples: examples.slice(0, 2), rolloutsPerExample: 1, concurrency: 2, abortSignal: new AbortController().signal, onGroup: (records) => brokenGroups.push(records) });
+    const progress = await runEvaluation({
+      environment,
+      agent,
+      tools: broken.factory,
+      examples: examples.slice(0, 2),
+      rolloutsPerExample: 1,
+      concurrency: 2,
+      abortSignal: new AbortController().signal,
+      onGroup: (records) => brokenGroups.push(records),
+    });
     expect(progress.errored).toBe(1);
     const errored = brokenGroups.flat().find((record) => record.error);
     expect(errored).toMatchObject({ reward: null, error: { boundary: 'sandbox', code: 'SBX_ERR_UNSUPPORTED' } });
@@ -100,7 +127,16 @@ describe('runEvaluation', () => {
       },
     };
     const groups: ResultRecord[][] = [];
-    const progress = await runEvaluation({ environment, agent, tools: failingOnce, examples: examples.slice(0, 1), rolloutsPerExample: 1, concurrency: 1, abortSignal: controller.signal, onGroup: (records) => groups.push(records) });
+    const progress = await runEvaluation({
+      environment,
+      agent,
+      tools: failingOnce,
+      examples: examples.slice(0, 1),
+      rolloutsPerExample: 1,
+      concurrency: 1,
+      abortSignal: controller.signal,
+      onGroup: (records) => groups.push(records),
+    });
     expect(openAttempts).toBe(1);
     expect(groups).toEqual([]);
     expect(progress.done).toBe(0);
@@ -114,7 +150,16 @@ describe('runEvaluation', () => {
       return [{ answer: 'x' }];
     });
     const groups: ResultRecord[][] = [];
-    const running = runEvaluation({ environment, agent: slowAgent, tools: factory, examples, rolloutsPerExample: 4, concurrency: 2, abortSignal: controller.signal, onGroup: (records) => groups.push(records) });
+    const running = runEvaluation({
+      environment,
+      agent: slowAgent,
+      tools: factory,
+      examples,
+      rolloutsPerExample: 4,
+      concurrency: 2,
+      abortSignal: controller.signal,
+      onGroup: (records) => groups.push(records),
+    });
     setTimeout(() => controller.abort(), 10);
     const progress = await running;
     expect(progress.done).toBeLessThan(12);

@@ -13,7 +13,17 @@ import { describeFailure } from '../../src/runner/scheduler/rollout-error.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 
 const record = (exampleId: string, rolloutIndex: number, reward: number | null, extra: Partial<ResultRecord> = {}): ResultRecord =>
-  ({ example_id: exampleId, rollout_index: rolloutIndex, reward, error: reward === null ? { boundary: 'model', code: 'MODEL_ERR_SERVER', message: 'HTTP 500 from the endpoint', transient: true } : null, metrics: {}, group: null, truncated: false, usage: null, ...extra }) as ResultRecord;
+  ({
+    example_id: exampleId,
+    rollout_index: rolloutIndex,
+    reward,
+    error: reward === null ? { boundary: 'model', code: 'MODEL_ERR_SERVER', message: 'HTTP 500 from the endpoint', transient: true } : null,
+    metrics: {},
+    group: null,
+    truncated: false,
+    usage: null,
+    ...extra,
+  }) as ResultRecord;
 
 describe('pass@k', () => {
   it('is 1 - C(n-c, k)/C(n, k) per example, averaged over examples', () => {
@@ -22,7 +32,16 @@ describe('pass@k', () => {
     expect(passAtK(4, 0, 4)).toBe(0);
     expect(passAtK(4, 2, 3)).toBe(1);
     expect(reportedKs(5)).toEqual([1, 2, 4, 5]);
-    const records = [record('a', 0, 1), record('a', 1, 0), record('a', 2, 0), record('a', 3, 0), record('b', 0, 1), record('b', 1, 1), record('b', 2, 1), record('b', 3, 1)];
+    const records = [
+      record('a', 0, 1),
+      record('a', 1, 0),
+      record('a', 2, 0),
+      record('a', 3, 0),
+      record('b', 0, 1),
+      record('b', 1, 1),
+      record('b', 2, 1),
+      record('b', 3, 1),
+    ];
     expect(passAtKByK(records, 4)).toEqual({ '1': (0.25 + 1) / 2, '2': (0.5 + 1) / 2, '4': 1 });
     expect(passAtKByK(records, 1)).toBeNull();
   });
@@ -42,10 +61,16 @@ describe('group statistics', () => {
   });
 
   it('restates statistics over every record of the example and says whether anything changed', () => {
-    const stale = [record('a', 0, 1, { group: { mean: 1, std: 0, size: 1, advantage: 0 } }), record('a', 1, 0, { group: { mean: 0, std: 0, size: 1, advantage: 0 } })];
+    const stale = [
+      record('a', 0, 1, { group: { mean: 1, std: 0, size: 1, advantage: 0 } }),
+      record('a', 1, 0, { group: { mean: 0, std: 0, size: 1, advantage: 0 } }),
+    ];
     const { records, changed } = restateGroupStats(stale);
     expect(changed).toBe(true);
-    expect(records.map((entry) => entry.group)).toEqual([{ mean: 0.5, std: 0.5, size: 2, advantage: 0.5 }, { mean: 0.5, std: 0.5, size: 2, advantage: -0.5 }]);
+    expect(records.map((entry) => entry.group)).toEqual([
+      { mean: 0.5, std: 0.5, size: 2, advantage: 0.5 },
+      { mean: 0.5, std: 0.5, size: 2, advantage: -0.5 },
+    ]);
     expect(restateGroupStats(records).changed).toBe(false);
   });
 });
@@ -60,7 +85,10 @@ describe('model output', () => {
 
   it('reads finish_reason "length" as truncated, reasoning_content onto the message, and usage with cached tokens', () => {
     const turn = readChatCompletion(
-      { choices: [{ message: { role: 'assistant', content: 'Harriet', reasoning_content: 'The page names her.' }, finish_reason: 'length' }], usage: { prompt_tokens: 120, completion_tokens: 16, prompt_tokens_details: { cached_tokens: 96 } } },
+      {
+        choices: [{ message: { role: 'assistant', content: 'Harriet', reasoning_content: 'The page names her.' }, finish_reason: 'length' }],
+        usage: { prompt_tokens: 120, completion_tokens: 16, prompt_tokens_details: { cached_tokens: 96 } },
+      },
       1,
     );
     expect(turn.truncated).toBe(true);
@@ -75,13 +103,22 @@ describe('model output', () => {
       record('a', 1, 1, { usage: { prompt_tokens: 5, completion_tokens: 1 } }),
       record('b', 0, null),
     ]);
-    expect(summary).toMatchObject({ truncated: 1, usage: { prompt_tokens: 15, completion_tokens: 3, cached_tokens: 4 }, errorsByCode: { MODEL_ERR_SERVER: 1 }, errorSamples: { MODEL_ERR_SERVER: 'HTTP 500 from the endpoint' } });
+    expect(summary).toMatchObject({
+      truncated: 1,
+      usage: { prompt_tokens: 15, completion_tokens: 3, cached_tokens: 4 },
+      errorsByCode: { MODEL_ERR_SERVER: 1 },
+      errorSamples: { MODEL_ERR_SERVER: 'HTTP 500 from the endpoint' },
+    });
   });
 });
 
 describe('rubric failures', () => {
   it('a rubric that throws a plain error is RUBRIC_ERR_FAILED (boundary rubric), not RUNNER_ERR_UNEXPECTED', () => {
-    expect(describeFailure(new TypeError("Cannot read properties of undefined (reading 'answers')"), 'rubric')).toMatchObject({ boundary: 'rubric', code: 'RUBRIC_ERR_FAILED', transient: false });
+    expect(describeFailure(new TypeError("Cannot read properties of undefined (reading 'answers')"), 'rubric')).toMatchObject({
+      boundary: 'rubric',
+      code: 'RUBRIC_ERR_FAILED',
+      transient: false,
+    });
     expect(describeFailure(new Error('boom'), 'model')).toMatchObject({ code: 'RUNNER_ERR_UNEXPECTED' });
   });
 });

@@ -6,7 +6,8 @@ import { smallWikiIndex } from '../../src/testing/small-wiki-index.js';
 
 const tool = searchPagesTool(smallWikiIndex());
 const search = (input: Record<string, unknown>) => invokeTool(tool, input, { abortSignal: new AbortController().signal });
-const pageIds = (result: Awaited<ReturnType<typeof search>>) => (result.structuredContent as { results: { page_id: string }[] }).results.map((hit) => hit.page_id);
+const pageIds = (result: Awaited<ReturnType<typeof search>>) =>
+  (result.structuredContent as { results: { page_id: string }[] }).results.map((hit) => hit.page_id);
 
 describe('search_pages limit', () => {
   it('returns at most `limit` pages, best first', async () => {

@@ -50,9 +50,29 @@ describe('the base-image map and the FROM rewrite', () => {
   });
 
   it('rewrites FROM lines only, keeps stage references, scratch and every other byte', () => {
-    const dockerfile = ['# FROM ubuntu:24.04 in a comment stays', 'FROM --platform=linux/amd64 python:3.13-slim-bookworm AS build', 'RUN echo FROM ubuntu', 'FROM build AS test', 'FROM scratch', 'from ubuntu:24.04', 'COPY --from=build /a /a', ''].join('\n');
+    const dockerfile = [
+      '# FROM ubuntu:24.04 in a comment stays',
+      'FROM --platform=linux/amd64 python:3.13-slim-bookworm AS build',
+      'RUN echo FROM ubuntu',
+      'FROM build AS test',
+      'FROM scratch',
+      'from ubuntu:24.04',
+      'COPY --from=build /a /a',
+      '',
+    ].join('\n');
     const rewritten = rewriteDockerfileBases(dockerfile, map);
-    expect(rewritten.text).toBe(['# FROM ubuntu:24.04 in a comment stays', 'FROM corral/task-python:latest AS build', 'RUN echo FROM ubuntu', 'FROM build AS test', 'FROM scratch', 'from corral/task-debian:latest', 'COPY --from=build /a /a', ''].join('\n'));
+    expect(rewritten.text).toBe(
+      [
+        '# FROM ubuntu:24.04 in a comment stays',
+        'FROM corral/task-python:latest AS build',
+        'RUN echo FROM ubuntu',
+        'FROM build AS test',
+        'FROM scratch',
+        'from corral/task-debian:latest',
+        'COPY --from=build /a /a',
+        '',
+      ].join('\n'),
+    );
     expect(rewritten.bases.map((base) => [base.image, base.mappedTo])).toEqual([
       ['python:3.13-slim-bookworm', 'corral/task-python:latest'],
       ['ubuntu:24.04', 'corral/task-debian:latest'],
@@ -76,7 +96,9 @@ describe.runIf(dataDir)('corral tasks check', () => {
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(11);
-    expect(lines).toContain('terminal-bench/hello-world [harbor] | build environment/Dockerfile FROM python:3.13-slim-bookworm → corral/task-python:latest | agent 360 s | verifier 60 s | build 600 s | network public | cpus 1, memory 2048 MB | workdir /app | oracle yes');
+    expect(lines).toContain(
+      'terminal-bench/hello-world [harbor] | build environment/Dockerfile FROM python:3.13-slim-bookworm → corral/task-python:latest | agent 360 s | verifier 60 s | build 600 s | network public | cpus 1, memory 2048 MB | workdir /app | oracle yes',
+    );
     expect(lines.find((line) => line.startsWith('terminal-bench/fix-permissions '))).toContain('FROM ubuntu:24.04 → corral/task-debian:latest');
     expect(lines.at(-1)).toBe('10 task(s) ok, 0 failed');
     expect(result.stderr).toBe('');
@@ -85,7 +107,9 @@ describe.runIf(dataDir)('corral tasks check', () => {
   it('lists a TB v1 folder; prints a failing task with its code and exits 2', async () => {
     const result = await runTasks(['check', join(FIXTURES, 'tb-v1')]);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('greet-file [terminal-bench-v1] | build Dockerfile FROM ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250624 → corral/task-debian:latest | agent 120 s | verifier 30 s');
+    expect(result.stdout).toContain(
+      'greet-file [terminal-bench-v1] | build Dockerfile FROM ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250624 → corral/task-debian:latest | agent 120 s | verifier 30 s',
+    );
     await runTasks(['migrate', join(FIXTURES, 'tb-v1'), scratch]);
     await writeFile(join(scratch, 'greet-file', 'task.toml'), '[[steps]]\nname = "a"\n');
     const failing = await runTasks(['check', scratch]);

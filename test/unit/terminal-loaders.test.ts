@@ -6,7 +6,18 @@ import { CorralError } from '../../src/core/errors.js';
 import { loadTask, loadTaskDataset } from '../../src/terminal/dataset-loader.js';
 import { dataDirectoryWith } from '../helpers/test-gates.js';
 
-const HARBOR_TASKS = ['hello-world', 'fix-permissions', 'processing-pipeline', 'heterogeneous-dates', 'grid-pattern-transform', 'organization-json-generator', 'sqlite-db-truncate', 'recover-obfuscated-files', 'aimo-airline-departures', 'openssl-selfsigned-cert'];
+const HARBOR_TASKS = [
+  'hello-world',
+  'fix-permissions',
+  'processing-pipeline',
+  'heterogeneous-dates',
+  'grid-pattern-transform',
+  'organization-json-generator',
+  'sqlite-db-truncate',
+  'recover-obfuscated-files',
+  'aimo-airline-departures',
+  'openssl-selfsigned-cert',
+];
 const dataDir = dataDirectoryWith(['terminal-tasks-harbor/hello-world/task.toml']);
 const TB_V1_FIXTURE = resolve(import.meta.dirname, '../fixtures/terminal/tb-v1/greet-file');
 
@@ -21,7 +32,13 @@ afterEach(async () => {
 /** A minimal valid Harbor task in scratch/<name>, with task.toml text of the caller's choosing. */
 async function writeHarborTask(name: string, taskToml: string, extra: Record<string, string> = {}): Promise<string> {
   const directory = join(scratch, name);
-  const files = { 'instruction.md': 'Do the thing.\n', 'task.toml': taskToml, 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'tests/test.sh': '#!/bin/bash\n', ...extra };
+  const files = {
+    'instruction.md': 'Do the thing.\n',
+    'task.toml': taskToml,
+    'environment/Dockerfile': 'FROM debian:bookworm-slim\n',
+    'tests/test.sh': '#!/bin/bash\n',
+    ...extra,
+  };
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(directory, path, '..'), { recursive: true });
     await writeFile(join(directory, path), text);
@@ -30,7 +47,10 @@ async function writeHarborTask(name: string, taskToml: string, extra: Record<str
 }
 
 async function loadError(directory: string): Promise<CorralError> {
-  const error = await loadTask(directory).then(() => undefined, (caught: unknown) => caught);
+  const error = await loadTask(directory).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!CorralError.isInstance(error)) throw new Error(`expected a CorralError, got ${String(error)}`);
   return error;
 }

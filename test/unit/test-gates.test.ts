@@ -37,7 +37,9 @@ describe('test gates: skip loudly on a laptop, fail under CI=true', () => {
   });
 
   it('the python3 gate throws under CI when python3 cannot run (here: an empty PATH)', () => {
-    expect(() => python3Available({ CI: 'true', PATH: join(tmpdir(), 'corral-no-such-bin') })).toThrow(/local python3 with GNU timeout unavailable.*refusing to skip/);
+    expect(() => python3Available({ CI: 'true', PATH: join(tmpdir(), 'corral-no-such-bin') })).toThrow(
+      /local python3 with GNU timeout unavailable.*refusing to skip/,
+    );
   });
 
   it('no test reads CORRAL_DATA_DIR or probes python3 itself: every such gate goes through test-gates.ts', () => {

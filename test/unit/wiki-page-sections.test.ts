@@ -40,7 +40,8 @@ describe('wiki page sections', () => {
   });
 
   it('undoes WikiText tokenisation in titles, headings and text', () => {
-    const raw = '# Ise @-@ class battleship\n\nThe Ise @-@ class ships , named " Ise " and " Hyūga " , displaced 29 @,@ 990 tonnes at 23 @.@ 6 knots .\n\n## The navy \'s design\n\nIt was n\'t finished ( after delays ) ; the budget was limited .\r';
+    const raw =
+      '# Ise @-@ class battleship\n\nThe Ise @-@ class ships , named " Ise " and " Hyūga " , displaced 29 @,@ 990 tonnes at 23 @.@ 6 knots .\n\n## The navy \'s design\n\nIt was n\'t finished ( after delays ) ; the budget was limited .\r';
     const page = sectionPage({ id: 'ise', title: 'Ise @-@ class battleship', content: raw });
     expect(page.title).toBe('Ise-class battleship');
     expect(page.content).toBe(

@@ -17,7 +17,8 @@ export async function chooseBackend(config: CorralConfig, log: (line: string) =>
   const wanted = config.sandbox.backend;
   if (wanted !== 'auto') {
     const availability = await withProbe(config, wanted, (probe) => probe.check());
-    if (!availability.ok) throw new CorralError('SBX_ERR_UNAVAILABLE', `--backend ${wanted}: ${availability.reason}; ${otherChoices(wanted)}`, { details: { backend: wanted } });
+    if (!availability.ok)
+      throw new CorralError('SBX_ERR_UNAVAILABLE', `--backend ${wanted}: ${availability.reason}; ${otherChoices(wanted)}`, { details: { backend: wanted } });
     return wanted;
   }
   const docker = await withProbe(config, 'docker', (probe) => probe.check());
@@ -81,7 +82,10 @@ async function imagePresent(socketPath: string | undefined, image: string): Prom
     return await connection.docker
       .getImage(image)
       .inspect()
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
   } finally {
     connection.close();
   }

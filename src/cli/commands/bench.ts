@@ -40,6 +40,8 @@ async function loadBenchmarks(): Promise<BenchmarksModule> {
   } catch (error) {
     // A checkout run from dist/ without tsx cannot load .ts; anything else is a real failure worth its stack.
     if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
-    throw new CorralError('CLI_ERR_NEEDS_CHECKOUT', `${NEEDS_CHECKOUT} (found ${entry}, but this process has no TypeScript loader: run bin/corral.mjs)`, { cause: error });
+    throw new CorralError('CLI_ERR_NEEDS_CHECKOUT', `${NEEDS_CHECKOUT} (found ${entry}, but this process has no TypeScript loader: run bin/corral.mjs)`, {
+      cause: error,
+    });
   }
 }

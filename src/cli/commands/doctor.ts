@@ -24,16 +24,27 @@ export function registerDoctorCommand(program: Command): void {
         }
       }
       const docker = report.find((entry) => entry.backend === 'docker');
-      const images = docker?.ok ? await (await import('../../sandbox/docker/image-builder.js')).imageStatus(socketPath ? { dockerSocketPath: socketPath } : {}).catch(() => []) : [];
+      const images = docker?.ok
+        ? await (await import('../../sandbox/docker/image-builder.js')).imageStatus(socketPath ? { dockerSocketPath: socketPath } : {}).catch(() => [])
+        : [];
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ backends: report, images }, null, 2)}\n`);
       } else {
         for (const entry of report) {
-          const detail = 'detail' in entry && entry.detail ? Object.entries(entry.detail).map(([key, value]) => `${key}=${String(value)}`).join(' ') : '';
+          const detail =
+            'detail' in entry && entry.detail
+              ? Object.entries(entry.detail)
+                  .map(([key, value]) => `${key}=${String(value)}`)
+                  .join(' ')
+              : '';
           process.stdout.write(`${entry.ok ? 'ok  ' : 'FAIL'} ${entry.backend.padEnd(8)} ${entry.reason ?? detail}\n`);
         }
         for (const image of images) {
-          const state = image.present ? (image.upToDate ? 'up to date' : 'stale: run `corral images build --offline`') : 'missing: run `corral images build --offline`';
+          const state = image.present
+            ? image.upToDate
+              ? 'up to date'
+              : 'stale: run `corral images build --offline`'
+            : 'missing: run `corral images build --offline`';
           process.stdout.write(`${image.present && image.upToDate ? 'ok  ' : 'WARN'} image    ${image.tag} ${state}\n`);
         }
       }

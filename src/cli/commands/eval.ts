@@ -27,8 +27,14 @@ export function registerEvalCommand(program: Command): void {
     .description('run an agent on an environment and write scored trajectories (results.jsonl + metadata.json)')
     // Usage errors reach main(), which exits 2 (could not start) instead of commander's 1 (which means "errored rollouts" here).
     .exitOverride()
-    .argument('[env]', 'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...}); not needed with --resume')
-    .option('--agent <name>', 'openai | baseline | oracle | empty | an agent the environment module exports (default: openai with --model, else the environment\'s built-in agent)')
+    .argument(
+      '[env]',
+      'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
+    )
+    .option(
+      '--agent <name>',
+      "openai | baseline | oracle | empty | an agent the environment module exports (default: openai with --model, else the environment's built-in agent)",
+    )
     .option('-m, --model <name>', 'model name for the openai agent (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (or set OPENAI_BASE_URL)')
     .option('--api-key <key>', 'API key (default: OPENAI_API_KEY; never written to metadata.json)')
@@ -42,10 +48,10 @@ export function registerEvalCommand(program: Command): void {
     .option('--questions <path>', 'questions JSONL for wiki-search')
     .option('--dataset <path>', 'dataset file for python-code (HumanEval.jsonl, mbpp.jsonl, sanitized-mbpp.json)')
     .option('--sampling <json>', 'sampling args passed to the model, e.g. \'{"temperature":0.7}\'')
-    .option('--max-turns <n>', 'override the environment\'s max turns')
+    .option('--max-turns <n>', "override the environment's max turns")
     .option('--backend <name>', 'sandbox backend: auto | docker | process')
     .option('--data-dir <dir>', 'evaluation data directory (default CORRAL_DATA_DIR)')
-    .option('--max-errors <n|p%>', 'stop early (exit 3) once more than n rollouts, or p% of the run\'s rollouts, have errored')
+    .option('--max-errors <n|p%>', "stop early (exit 3) once more than n rollouts, or p% of the run's rollouts, have errored")
     .option('--model-timeout <s>', 'seconds per model request attempt', '600')
     .option('--model-retries <n>', 'retries per model request after the first attempt (429, 5xx, timeouts, connection errors)', '4')
     .option('--no-preflight', 'skip the checks before the first rollout (dataset, agent fits the environment, model endpoint answers)')
@@ -58,11 +64,17 @@ export function registerEvalCommand(program: Command): void {
       const { command, environment, agent, examples, directory, previous } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
-        const endpoint = agent instanceof OpenAIAgent ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model } : undefined;
+        const endpoint =
+          agent instanceof OpenAIAgent
+            ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model }
+            : undefined;
         await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
       }
       const writer = ResultsWriter.open(directory);
-      const { runtime, tools } = await openEnvironmentTools(environment, run.config, { ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}), log }).catch((error: unknown) => {
+      const { runtime, tools } = await openEnvironmentTools(environment, run.config, {
+        ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
+        log,
+      }).catch((error: unknown) => {
         writer.close();
         throw error;
       });
@@ -99,14 +111,26 @@ export function registerEvalCommand(program: Command): void {
       };
       const alreadyDone = writer.completed.size;
       let latest = { done: 0, errored: 0 };
-      const heartbeat = () => writer.writeMetadata({ ...metadata, status: 'running', updated_at: new Date().toISOString(), progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored } });
+      const heartbeat = () =>
+        writer.writeMetadata({
+          ...metadata,
+          status: 'running',
+          updated_at: new Date().toISOString(),
+          progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
+        });
       heartbeat();
       const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
       heartbeatTimer.unref();
-      log(`${environment.name}: ${examples.length} examples x ${rolloutsPerExample} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}, ${alreadyDone} already done -> ${directory}`);
+      log(
+        `${environment.name}: ${examples.length} examples x ${rolloutsPerExample} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}, ${alreadyDone} already done -> ${directory}`,
+      );
       const total = plannedRollouts - alreadyDone;
       const errorLimit = maxErrorsLimit(options.maxErrors, plannedRollouts);
-      const progressDisplay = createProgressDisplay(total, { enabled: options.progress, tty: process.stderr.isTTY === true, intervalS: options.progressInterval });
+      const progressDisplay = createProgressDisplay(total, {
+        enabled: options.progress,
+        tty: process.stderr.isTTY === true,
+        intervalS: options.progressInterval,
+      });
       try {
         await runEvaluation({
           environment,
@@ -125,7 +149,9 @@ export function registerEvalCommand(program: Command): void {
             progressDisplay.update(progress);
             if (progress.errored > errorLimit && !controller.signal.aborted) {
               stoppedByMaxErrors = true;
-              log(`stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); in-flight rollouts are cancelled and --resume redoes them`);
+              log(
+                `stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); in-flight rollouts are cancelled and --resume redoes them`,
+              );
               controller.abort();
             }
           },
@@ -138,13 +164,24 @@ export function registerEvalCommand(program: Command): void {
         await runtime.close();
         writer.close();
       }
-      const status = finish(directory, metadata, { startedAt, plannedRollouts, rolloutsPerExample, stoppedByMaxErrors, cancelled: controller.signal.aborted, log });
+      const status = finish(directory, metadata, {
+        startedAt,
+        plannedRollouts,
+        rolloutsPerExample,
+        stoppedByMaxErrors,
+        cancelled: controller.signal.aborted,
+        log,
+      });
       process.exitCode = status;
     });
 }
 
 /** Restates group statistics, writes the final metadata.json and the summary; returns the exit status. */
-function finish(directory: string, metadata: Record<string, unknown>, run: { startedAt: number; plannedRollouts: number; rolloutsPerExample: number; stoppedByMaxErrors: boolean; cancelled: boolean; log: (line: string) => void }): number {
+function finish(
+  directory: string,
+  metadata: Record<string, unknown>,
+  run: { startedAt: number; plannedRollouts: number; rolloutsPerExample: number; stoppedByMaxErrors: boolean; cancelled: boolean; log: (line: string) => void },
+): number {
   // Records written before a resume (or a group cut by SIGKILL) carry statistics of part of their group.
   const { records, changed } = restateGroupStats(ResultsWriter.readRecords(directory));
   if (changed) {
@@ -154,9 +191,16 @@ function finish(directory: string, metadata: Record<string, unknown>, run: { sta
   const summary = summarise(records, run.rolloutsPerExample);
   const complete = summary.rollouts === run.plannedRollouts;
   const status: RunStatus = run.stoppedByMaxErrors ? 'stopped' : run.cancelled ? 'cancelled' : complete ? 'complete' : 'incomplete';
-  ResultsWriter.writeMetadataTo(directory, { ...metadata, status, updated_at: new Date().toISOString(), time_ms: Date.now() - run.startedAt, ...summaryMetadata(summary) });
+  ResultsWriter.writeMetadataTo(directory, {
+    ...metadata,
+    status,
+    updated_at: new Date().toISOString(),
+    time_ms: Date.now() - run.startedAt,
+    ...summaryMetadata(summary),
+  });
   process.stdout.write(`${formatSummary(summary, directory)}\n`);
   if (summary.errored > 0) run.log(`${summary.errored} of ${summary.rollouts} rollouts errored (errors by code above)`);
-  if (status !== 'complete' && status !== 'cancelled' && status !== 'stopped') run.log(`run incomplete: ${summary.rollouts} of ${run.plannedRollouts} rollouts written; --resume ${directory} continues it`);
+  if (status !== 'complete' && status !== 'cancelled' && status !== 'stopped')
+    run.log(`run incomplete: ${summary.rollouts} of ${run.plannedRollouts} rollouts written; --resume ${directory} continues it`);
   return evalExitCode(status, summary.errored);
 }

@@ -15,6 +15,11 @@ export function registerImagesCommand(program: Command): void {
       const sets = { sandbox: IMAGE_DEFINITIONS, 'task-bases': TASK_BASE_IMAGE_DEFINITIONS, all: [...IMAGE_DEFINITIONS, ...TASK_BASE_IMAGE_DEFINITIONS] };
       const definitions = sets[options.only as keyof typeof sets];
       if (!definitions) throw new InvalidArgumentError(`--only ${options.only}: use sandbox, task-bases or all`);
-      await buildImages({ offline: options.offline === true, force: options.force === true, definitions, log: (line: string) => process.stderr.write(`[images] ${line}\n`) });
+      await buildImages({
+        offline: options.offline === true,
+        force: options.force === true,
+        definitions,
+        log: (line: string) => process.stderr.write(`[images] ${line}\n`),
+      });
     });
 }

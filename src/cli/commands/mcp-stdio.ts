@@ -29,7 +29,12 @@ export function registerMcpCommand(program: Command): void {
       const log = (line: string) => process.stderr.write(`[corral mcp] ${line}\n`);
       const { corpus, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
-      const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: 0, loadWiki: environmentName === 'wiki' || environmentName === 'all', log });
+      const runtime = await startToolRuntime(config, {
+        corpusPaths: corpus,
+        minIdle: 0,
+        loadWiki: environmentName === 'wiki' || environmentName === 'all',
+        log,
+      });
       const environment = runtime.catalog.get(environmentName);
       if (!environment) {
         log(`no environment named ${environmentName}; available here: ${runtime.catalog.names().join(', ')}`);

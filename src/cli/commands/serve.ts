@@ -45,7 +45,7 @@ export function registerServeCommand(program: Command): void {
     .option('--reuse <mode>', 'after release: destroy | reset (default destroy; CORRAL_REUSE)')
     .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
     .option('--sandbox-uid <uid>', 'uid process-backend sandboxes run as, never 0 (default 58000; CORRAL_SANDBOX_UID)')
-    .option('--conformance-fixtures', 'also serve /mcp/conformance: the MCP conformance suite\'s test_* tools, resources and prompts')
+    .option('--conformance-fixtures', "also serve /mcp/conformance: the MCP conformance suite's test_* tools, resources and prompts")
     .action(async (flags: ServeFlags) => {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
       const { corpus, conformanceFixtures, ...configFlags } = flags;
@@ -60,9 +60,18 @@ export function registerServeCommand(program: Command): void {
         await runtime.close();
         await backendProbe.close();
       };
-      const app = buildServer(config, { environments, sandboxSource: runtime.sandboxSource, pool: runtime.pool, rollouts, logger, readiness: () => backendProbe.readiness() });
+      const app = buildServer(config, {
+        environments,
+        sandboxSource: runtime.sandboxSource,
+        pool: runtime.pool,
+        rollouts,
+        logger,
+        readiness: () => backendProbe.readiness(),
+      });
       if (bindsAllInterfaces(config.server)) {
-        log(`WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`);
+        log(
+          `WARNING: binding ${config.server.host || 'all interfaces'}: reachable from other machines${config.server.token ? '' : ' WITHOUT a token (set --token)'}`,
+        );
       }
       const address = await listenOrExplain(app, config.server, closeRuntime);
       log(`listening on ${address} (backend ${runtime.backend}; environments: ${environments.names().join(', ')})`);

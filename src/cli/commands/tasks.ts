@@ -33,8 +33,16 @@ export function registerTasksCommand(program: Command): void {
       const connection = openDockerConnection();
       try {
         const log = (line: string) => process.stderr.write(`[tasks] ${line}\n`);
-        const results = await buildTaskImages(dataset.tasks, { docker: connection.docker, map: await loadBaseImageMap(options.baseImageMap), logDirectory: options.logs, concurrency: options.concurrency, force: options.force === true, log });
-        for (const result of results) process.stdout.write(`${result.task}: ${result.status}${result.image ? ` ${result.image}` : ''}${result.error ? ` ${result.error.code}` : ''}\n`);
+        const results = await buildTaskImages(dataset.tasks, {
+          docker: connection.docker,
+          map: await loadBaseImageMap(options.baseImageMap),
+          logDirectory: options.logs,
+          concurrency: options.concurrency,
+          force: options.force === true,
+          log,
+        });
+        for (const result of results)
+          process.stdout.write(`${result.task}: ${result.status}${result.image ? ` ${result.image}` : ''}${result.error ? ` ${result.error.code}` : ''}\n`);
         if (dataset.failures.length > 0 || results.some((result) => result.status === 'failed')) process.exitCode = 2;
       } finally {
         connection.close();

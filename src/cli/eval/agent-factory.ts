@@ -40,7 +40,11 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
     });
   }
   const factory = (Object.hasOwn(moduleAgents, name) ? moduleAgents[name] : undefined) ?? builtInAgents[name];
-  if (!factory) throw new CorralError('CFG_ERR_INVALID', `unknown --agent '${name}'; choose openai or one of: ${[...Object.keys(moduleAgents), ...Object.keys(builtInAgents)].join(', ')}`);
+  if (!factory)
+    throw new CorralError(
+      'CFG_ERR_INVALID',
+      `unknown --agent '${name}'; choose openai or one of: ${[...Object.keys(moduleAgents), ...Object.keys(builtInAgents)].join(', ')}`,
+    );
   const agent = factory();
   if (typeof agent?.run !== 'function') throw new CorralError('ENV_ERR_INVALID_MODULE', `agents.${name}() did not return an agent (an object with run())`);
   return agent;
@@ -48,20 +52,33 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
 
 /** Agents fit for an environment, for the message that refuses a mismatched one. */
 export function agentsFor(environmentName: string, moduleAgents: AgentFactories): string[] {
-  return [...Object.keys(moduleAgents), ...Object.entries(builtInAgentNotes).filter(([, note]) => note.environments.includes(environmentName)).map(([name]) => name), 'openai'];
+  return [
+    ...Object.keys(moduleAgents),
+    ...Object.entries(builtInAgentNotes)
+      .filter(([, note]) => note.environments.includes(environmentName))
+      .map(([name]) => name),
+    'openai',
+  ];
 }
 
 /** Never a vendor API by accident: without --base-url only an explicit OPENAI_BASE_URL names the endpoint. */
 function endpointFromEnvironment(model: string): string {
   const fromEnvironment = process.env['OPENAI_BASE_URL'];
   if (fromEnvironment) return fromEnvironment;
-  throw new CorralError('CFG_ERR_INVALID', `--model ${model} needs --base-url: corral does not guess an endpoint. E.g. --base-url http://localhost:8000/v1 (vLLM, SGLang) or --base-url https://api.openai.com/v1 (OpenAI; key from --api-key or OPENAI_API_KEY)`);
+  throw new CorralError(
+    'CFG_ERR_INVALID',
+    `--model ${model} needs --base-url: corral does not guess an endpoint. E.g. --base-url http://localhost:8000/v1 (vLLM, SGLang) or --base-url https://api.openai.com/v1 (OpenAI; key from --api-key or OPENAI_API_KEY)`,
+  );
 }
 
 function defaultBuiltIn(environmentName: string, moduleAgents: AgentFactories): string {
   const match = Object.entries(builtInAgentNotes).find(([, note]) => note.environments.includes(environmentName));
   const offered = Object.keys(moduleAgents);
-  if (!match && offered.length > 0) throw new CorralError('CFG_ERR_INVALID', `pick an agent: --agent ${offered.join(' | --agent ')} (from the environment module), or --agent openai --model M --base-url U`);
+  if (!match && offered.length > 0)
+    throw new CorralError(
+      'CFG_ERR_INVALID',
+      `pick an agent: --agent ${offered.join(' | --agent ')} (from the environment module), or --agent openai --model M --base-url U`,
+    );
   if (!match) throw new CorralError('CFG_ERR_INVALID', `environment '${environmentName}' has no built-in agent: pass --agent openai --model M --base-url U`);
   return match[0];
 }

@@ -24,8 +24,18 @@ export function corpusFor(environment: Environment, flags: string[] | undefined,
   return Array.isArray(named) ? named.map(String) : [];
 }
 
-export async function openEnvironmentTools(environment: Environment, config: CorralConfig, options: { corpus?: string[]; log: (line: string) => void }): Promise<EnvironmentTools> {
+export async function openEnvironmentTools(
+  environment: Environment,
+  config: CorralConfig,
+  options: { corpus?: string[]; log: (line: string) => void },
+): Promise<EnvironmentTools> {
   const corpusPaths = corpusFor(environment, options.corpus, config.data.dataDir);
-  const runtime = await startToolRuntime(config, { corpusPaths, minIdle: 0, loadWiki: corpusPaths.length > 0, log: options.log, specOverrides: environment.sandbox });
+  const runtime = await startToolRuntime(config, {
+    corpusPaths,
+    minIdle: 0,
+    loadWiki: corpusPaths.length > 0,
+    log: options.log,
+    specOverrides: environment.sandbox,
+  });
   return { runtime, tools: inProcessToolSessions(toolsForToolsets(environment.toolsets, { wiki: runtime.wiki }), runtime.sandboxSource) };
 }

@@ -27,7 +27,7 @@ const evalOptionsSchema = z
     preflight: z.boolean().default(true),
     maxErrors: z
       .string()
-      .regex(/^(\d+|\d+(\.\d+)?%)$/, 'a count (e.g. 10) or a percentage of the run\'s rollouts (e.g. 5%)')
+      .regex(/^(\d+|\d+(\.\d+)?%)$/, "a count (e.g. 10) or a percentage of the run's rollouts (e.g. 5%)")
       .optional(),
     /** Seconds per model request attempt. */
     modelTimeout: z.coerce.number().positive().default(600),
@@ -43,7 +43,11 @@ export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => 
 
 export function parseEvalOptions(raw: Record<string, unknown>): EvalOptions {
   const parsed = evalOptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new CorralError('CFG_ERR_INVALID', `corral eval: ${parsed.error.issues.map((issue) => `${flagName(String(issue.path[0]))}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new CorralError(
+      'CFG_ERR_INVALID',
+      `corral eval: ${parsed.error.issues.map((issue) => `${flagName(String(issue.path[0]))}: ${issue.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

@@ -10,7 +10,11 @@ import { openMcpToolSession } from '../../runner/contract/mcp-tool-session.js';
 import type { ToolSessionFactory } from '../../runner/contract/tool-session.js';
 import type { ToolDefinition } from '../../tools/tool-definition.js';
 
-export function inProcessToolSessions(tools: readonly ToolDefinition[], source: SandboxSource, options: { observer?: ToolCallObserver } = {}): ToolSessionFactory {
+export function inProcessToolSessions(
+  tools: readonly ToolDefinition[],
+  source: SandboxSource,
+  options: { observer?: ToolCallObserver } = {},
+): ToolSessionFactory {
   return {
     async open(sessionOptions) {
       const assembly = assembleToolServer({ tools, sandboxes: { source }, observer: options.observer });

@@ -26,7 +26,11 @@ export async function loadModuleAgents(nameOrPath: string, builtInEnvironmentNam
   const agents = module.agents;
   const valid = typeof agents === 'object' && agents !== null && Object.values(agents).every((factory) => typeof factory === 'function');
   if (!valid) {
-    throw new CorralError('ENV_ERR_INVALID_MODULE', `${path}: the "agents" export must be an object of functions returning agents, e.g. export const agents = { solver: () => new MySolver() }`, { details: { path } });
+    throw new CorralError(
+      'ENV_ERR_INVALID_MODULE',
+      `${path}: the "agents" export must be an object of functions returning agents, e.g. export const agents = { solver: () => new MySolver() }`,
+      { details: { path } },
+    );
   }
   return Object.freeze({ ...(agents as Record<string, () => Agent>) });
 }

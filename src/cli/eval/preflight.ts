@@ -22,10 +22,17 @@ export interface PreflightInput {
 const SKIP = 'or skip this check with --no-preflight';
 
 export async function runPreflight(input: PreflightInput): Promise<void> {
-  if (input.examples.length === 0) throw new CorralError('ENV_ERR_DATASET_INVALID', `preflight: the ${input.environment.name} dataset gave no examples (check --dataset / --questions / --num-examples)`);
+  if (input.examples.length === 0)
+    throw new CorralError(
+      'ENV_ERR_DATASET_INVALID',
+      `preflight: the ${input.environment.name} dataset gave no examples (check --dataset / --questions / --num-examples)`,
+    );
   const served = input.agent.environments;
   if (served && !served.includes(input.environment.name)) {
-    throw new CorralError('RUNNER_ERR_AGENT_MISMATCH', `preflight: --agent ${input.agent.name} serves ${served.join(', ')}, not ${input.environment.name} (it would score 0 on every example); for ${input.environment.name} use --agent ${input.fittingAgents.join(' | ')}, ${SKIP}`);
+    throw new CorralError(
+      'RUNNER_ERR_AGENT_MISMATCH',
+      `preflight: --agent ${input.agent.name} serves ${served.join(', ')}, not ${input.environment.name} (it would score 0 on every example); for ${input.environment.name} use --agent ${input.fittingAgents.join(' | ')}, ${SKIP}`,
+    );
   }
   if (input.endpoint) await probeModelEndpoint(input.endpoint, input.log);
 }
@@ -42,18 +49,33 @@ export async function probeModelEndpoint(endpoint: { baseURL: string; apiKey: st
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new CorralError('MODEL_ERR_CONNECTION', `preflight: the model endpoint ${endpoint.baseURL} does not answer (GET /models: ${reason}); check --base-url and that the server is up, ${SKIP}`, { details: { url } });
+    throw new CorralError(
+      'MODEL_ERR_CONNECTION',
+      `preflight: the model endpoint ${endpoint.baseURL} does not answer (GET /models: ${reason}); check --base-url and that the server is up, ${SKIP}`,
+      { details: { url } },
+    );
   }
   const body = await response.text().catch(() => '');
   if (response.status === 401 || response.status === 403) {
-    throw new CorralError('MODEL_ERR_HTTP', `preflight: the model endpoint ${endpoint.baseURL} refused the API key (HTTP ${response.status} on GET /models); pass --api-key or set OPENAI_API_KEY, ${SKIP}`, { details: { status: response.status } });
+    throw new CorralError(
+      'MODEL_ERR_HTTP',
+      `preflight: the model endpoint ${endpoint.baseURL} refused the API key (HTTP ${response.status} on GET /models); pass --api-key or set OPENAI_API_KEY, ${SKIP}`,
+      { details: { status: response.status } },
+    );
   }
   if (response.status >= 500) {
-    throw new CorralError('MODEL_ERR_SERVER', `preflight: the model endpoint ${endpoint.baseURL} answers HTTP ${response.status} on GET /models; is the server healthy? ${SKIP}`, { details: { status: response.status } });
+    throw new CorralError(
+      'MODEL_ERR_SERVER',
+      `preflight: the model endpoint ${endpoint.baseURL} answers HTTP ${response.status} on GET /models; is the server healthy? ${SKIP}`,
+      { details: { status: response.status } },
+    );
   }
   const served = response.ok ? servedModels(body) : undefined;
   if (served && served.length > 0 && !served.includes(endpoint.model)) {
-    throw new CorralError('CFG_ERR_INVALID', `preflight: ${endpoint.baseURL} serves ${served.slice(0, 10).join(', ')}, not '${endpoint.model}': fix --model, ${SKIP}`);
+    throw new CorralError(
+      'CFG_ERR_INVALID',
+      `preflight: ${endpoint.baseURL} serves ${served.slice(0, 10).join(', ')}, not '${endpoint.model}': fix --model, ${SKIP}`,
+    );
   }
   log(`preflight: model endpoint ${endpoint.baseURL} answers (GET /models: HTTP ${response.status})`);
 }

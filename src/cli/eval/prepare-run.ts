@@ -46,7 +46,8 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     assertResumeMatches(stored, given, typeof previous?.backend === 'string' ? previous.backend : undefined, directory);
     reportLiveness(previous, directory, log);
   } else {
-    if (environmentArgument === undefined) throw new CorralError('CFG_ERR_INVALID', 'corral eval needs <env> (a built-in name or a module path), or --resume DIR');
+    if (environmentArgument === undefined)
+      throw new CorralError('CFG_ERR_INVALID', 'corral eval needs <env> (a built-in name or a module path), or --resume DIR');
     directory = options.out ? resolve(options.out) : '';
     if (directory && (existsSync(join(directory, 'metadata.json')) || existsSync(join(directory, 'results.jsonl')))) {
       throw new CorralError('CFG_ERR_INVALID', `--out ${directory} already holds a run: continue it with --resume ${directory}, or choose another --out`);
@@ -54,7 +55,9 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
   }
   // A resumed run keeps the backend it ran on ('auto' resolved once, at its start) and its data directory.
   const pinnedBackend = previous?.backend === 'docker' || previous?.backend === 'process' ? previous.backend : stored?.backend;
-  const config = loadConfig({ flags: { backend: stored ? pinnedBackend : options.backend, dataDir: stored ? (stored.data_dir ?? undefined) : options.dataDir } });
+  const config = loadConfig({
+    flags: { backend: stored ? pinnedBackend : options.backend, dataDir: stored ? (stored.data_dir ?? undefined) : options.dataDir },
+  });
   const environmentName = stored?.env ?? given.env!;
   const loaded = await loadEnvironment(environmentName);
   const maxTurns = stored ? stored.max_turns : (options.maxTurns ?? null);
@@ -63,13 +66,35 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
   const agentName = stored?.agent ?? chooseAgentName(options.agent, options.model, environment.name, moduleAgents);
   const samplingArgs = stored?.sampling_args ?? parseSamplingArgs(options.sampling);
   const model = stored ? stored.model : (options.model ?? null);
-  const agent = createAgent({ agent: agentName, model, baseUrl: stored ? stored.base_url : (options.baseUrl ?? null), ...(options.apiKey ? { apiKey: options.apiKey } : {}), samplingArgs, modelTimeoutS: options.modelTimeout, modelRetries: options.modelRetries }, moduleAgents, log);
-  const envArgs = stored?.env_args ?? { corpus: given.env_args?.corpus ?? null, questions: given.env_args?.questions ?? null, dataset: given.env_args?.dataset ?? null };
-  const allExamples = await environment.dataset({ args: { corpus: envArgs.corpus ?? undefined, questions: envArgs.questions ?? undefined, dataset: envArgs.dataset ?? undefined }, dataDir: config.data.dataDir });
+  const agent = createAgent(
+    {
+      agent: agentName,
+      model,
+      baseUrl: stored ? stored.base_url : (options.baseUrl ?? null),
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      samplingArgs,
+      modelTimeoutS: options.modelTimeout,
+      modelRetries: options.modelRetries,
+    },
+    moduleAgents,
+    log,
+  );
+  const envArgs = stored?.env_args ?? {
+    corpus: given.env_args?.corpus ?? null,
+    questions: given.env_args?.questions ?? null,
+    dataset: given.env_args?.dataset ?? null,
+  };
+  const allExamples = await environment.dataset({
+    args: { corpus: envArgs.corpus ?? undefined, questions: envArgs.questions ?? undefined, dataset: envArgs.dataset ?? undefined },
+    dataDir: config.data.dataDir,
+  });
   const numExamples = stored?.num_examples ?? options.numExamples ?? -1;
   const examples = numExamples < 0 ? allExamples : allExamples.slice(0, numExamples);
   if (stored && typeof previous?.num_examples === 'number' && previous.num_examples !== examples.length) {
-    throw new CorralError('RUNNER_ERR_RESUME_MISMATCH', `cannot resume ${directory}: the dataset now gives ${examples.length} examples, the run has ${previous.num_examples} (did the dataset file change?)`);
+    throw new CorralError(
+      'RUNNER_ERR_RESUME_MISMATCH',
+      `cannot resume ${directory}: the dataset now gives ${examples.length} examples, the run has ${previous.num_examples} (did the dataset file change?)`,
+    );
   }
   const command: RunCommand = stored ?? {
     env: environmentName,
@@ -85,7 +110,17 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     max_turns: maxTurns,
     backend: config.sandbox.backend,
   };
-  return { command, config, directory: directory || defaultRunDirectory(environment.name, agent.model), previous, environment, agent, moduleAgents, fittingAgents: agentsFor(environment.name, moduleAgents), examples };
+  return {
+    command,
+    config,
+    directory: directory || defaultRunDirectory(environment.name, agent.model),
+    previous,
+    environment,
+    agent,
+    moduleAgents,
+    fittingAgents: agentsFor(environment.name, moduleAgents),
+    examples,
+  };
 }
 
 function readMetadata(directory: string): Record<string, unknown> | null {
@@ -101,8 +136,14 @@ function readMetadata(directory: string): Record<string, unknown> | null {
 function reportLiveness(previous: Record<string, unknown> | null, directory: string, log: (line: string) => void): void {
   const liveness = runLiveness(previous);
   if (liveness.state === 'active') {
-    throw new CorralError('RUNNER_ERR_RUN_ACTIVE', `--resume ${directory}: corral eval pid ${liveness.writer.pid} on this host is still writing this run; wait for it, or stop it first`, { details: { ...liveness.writer } });
+    throw new CorralError(
+      'RUNNER_ERR_RUN_ACTIVE',
+      `--resume ${directory}: corral eval pid ${liveness.writer.pid} on this host is still writing this run; wait for it, or stop it first`,
+      { details: { ...liveness.writer } },
+    );
   }
-  if (liveness.state === 'interrupted') log(`resuming an interrupted run: pid ${liveness.writer.pid} on ${liveness.writer.hostname} stopped while the run was still running`);
-  if (liveness.state === 'unknown') log(`warning: this run was last written by pid ${liveness.writer.pid} on ${liveness.writer.hostname}; make sure it is no longer running there`);
+  if (liveness.state === 'interrupted')
+    log(`resuming an interrupted run: pid ${liveness.writer.pid} on ${liveness.writer.hostname} stopped while the run was still running`);
+  if (liveness.state === 'unknown')
+    log(`warning: this run was last written by pid ${liveness.writer.pid} on ${liveness.writer.hostname}; make sure it is no longer running there`);
 }

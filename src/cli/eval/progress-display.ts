@@ -11,13 +11,21 @@ export interface ProgressDisplay {
   stop(): void;
 }
 
-export function createProgressDisplay(total: number, options: { enabled: boolean; tty: boolean; intervalS: number; write?: (line: string) => void }): ProgressDisplay {
+export function createProgressDisplay(
+  total: number,
+  options: { enabled: boolean; tty: boolean; intervalS: number; write?: (line: string) => void },
+): ProgressDisplay {
   if (!options.enabled) return { update: () => undefined, stop: () => undefined };
   return options.tty ? terminalBar(total) : periodicLines(total, options.intervalS, options.write ?? ((line) => process.stderr.write(`${line}\n`)));
 }
 
 function terminalBar(total: number): ProgressDisplay {
-  const bar = new SingleBar({ format: 'rollouts {bar} {value}/{total} | {rate}/s | errors {errored} | mean reward {meanReward} | {duration_formatted} | ETA {eta_formatted}', stream: process.stderr, hideCursor: true, etaBuffer: 50 });
+  const bar = new SingleBar({
+    format: 'rollouts {bar} {value}/{total} | {rate}/s | errors {errored} | mean reward {meanReward} | {duration_formatted} | ETA {eta_formatted}',
+    stream: process.stderr,
+    hideCursor: true,
+    etaBuffer: 50,
+  });
   const startedAt = performance.now();
   bar.start(total, 0, { rate: '0.0', errored: 0, meanReward: '-' });
   return {
@@ -36,7 +44,9 @@ function periodicLines(total: number, intervalS: number, write: (line: string) =
     const remaining = total - latest.done;
     const eta = latest.done === 0 ? '?' : formatSeconds(remaining / Math.max(perSecond, 1e-9));
     const percent = total > 0 ? ((100 * latest.done) / total).toFixed(1) : '100.0';
-    write(`[eval] progress ${latest.done}/${total} (${percent}%) | ${perSecond.toFixed(2)}/s | errors ${latest.errored} | mean reward ${meanReward(latest)} | elapsed ${formatSeconds((performance.now() - startedAt) / 1000)} | ETA ${eta}`);
+    write(
+      `[eval] progress ${latest.done}/${total} (${percent}%) | ${perSecond.toFixed(2)}/s | errors ${latest.errored} | mean reward ${meanReward(latest)} | elapsed ${formatSeconds((performance.now() - startedAt) / 1000)} | ETA ${eta}`,
+    );
   };
   const timer = setInterval(line, intervalS * 1000);
   timer.unref();

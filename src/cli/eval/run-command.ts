@@ -26,14 +26,22 @@ export interface RunCommand {
   backend: 'auto' | 'docker' | 'process';
 }
 
-type Comparable = Omit<RunCommand, 'agent' | 'base_url' | 'data_dir'> & { agent: string | undefined; base_url: string | undefined; data_dir: string | undefined };
+type Comparable = Omit<RunCommand, 'agent' | 'base_url' | 'data_dir'> & {
+  agent: string | undefined;
+  base_url: string | undefined;
+  data_dir: string | undefined;
+};
 
 /** The command fields the user's flags set, normalised as stored (absolute paths, parsed sampling JSON). */
 export function commandFromFlags(options: EvalOptions, environmentArgument: string | undefined, builtInNames: readonly string[]): Partial<Comparable> {
   const given: Partial<Comparable> = {};
   if (environmentArgument !== undefined) given.env = builtInNames.includes(environmentArgument) ? environmentArgument : resolve(environmentArgument);
   if (options.corpus || options.questions || options.dataset) {
-    given.env_args = { corpus: options.corpus?.map((path) => resolve(path)) ?? null, questions: options.questions ? resolve(options.questions) : null, dataset: options.dataset ? resolve(options.dataset) : null };
+    given.env_args = {
+      corpus: options.corpus?.map((path) => resolve(path)) ?? null,
+      questions: options.questions ? resolve(options.questions) : null,
+      dataset: options.dataset ? resolve(options.dataset) : null,
+    };
   }
   if (options.dataDir !== undefined) given.data_dir = resolve(options.dataDir);
   if (options.agent !== undefined) given.agent = options.agent;
@@ -71,15 +79,24 @@ export function assertResumeMatches(stored: RunCommand, given: Partial<Comparabl
   const mismatches: string[] = [];
   const pairs = (Object.entries(given) as [keyof RunCommand, unknown][]).flatMap(([key, value]): [string, unknown, unknown][] =>
     // Dataset paths one by one: giving --dataset again need not repeat --corpus.
-    key === 'env_args' ? Object.entries(value as RunCommand['env_args']).filter(([, path]) => path !== null).map(([name, path]) => [name, path, stored.env_args?.[name as keyof RunCommand['env_args']] ?? null]) : [[key, value, stored[key]]],
+    key === 'env_args'
+      ? Object.entries(value as RunCommand['env_args'])
+          .filter(([, path]) => path !== null)
+          .map(([name, path]) => [name, path, stored.env_args?.[name as keyof RunCommand['env_args']] ?? null])
+      : [[key, value, stored[key]]],
   );
   for (const [key, value, storedValue] of pairs) {
     if (key === 'backend' && (value === 'auto' || value === resolvedBackend)) continue;
     if (key === 'base_url' && typeof value === 'string' && typeof storedValue === 'string' && trimSlash(value) === trimSlash(storedValue)) continue;
-    if (stableJson(value) !== stableJson(storedValue)) mismatches.push(`${FLAGS[key] ?? `--${key}`} ${show(value)} differs from the run's ${show(storedValue)}`);
+    if (stableJson(value) !== stableJson(storedValue))
+      mismatches.push(`${FLAGS[key] ?? `--${key}`} ${show(value)} differs from the run's ${show(storedValue)}`);
   }
   if (mismatches.length > 0) {
-    throw new CorralError('RUNNER_ERR_RESUME_MISMATCH', `cannot resume ${directory}: ${mismatches.join('; ')}. --resume takes the run's own settings from metadata.json: drop these flags, or start a new run with --out`, { details: { mismatches } });
+    throw new CorralError(
+      'RUNNER_ERR_RESUME_MISMATCH',
+      `cannot resume ${directory}: ${mismatches.join('; ')}. --resume takes the run's own settings from metadata.json: drop these flags, or start a new run with --out`,
+      { details: { mismatches } },
+    );
   }
 }
 
@@ -88,7 +105,10 @@ export function storedCommand(metadata: Record<string, unknown> | null, director
   if (!metadata) throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: no metadata.json there, so it is not a corral eval run`);
   const command = metadata.command as RunCommand | undefined;
   if (!command || typeof command !== 'object' || typeof command.env !== 'string') {
-    throw new CorralError('RUNNER_ERR_RESUME_MISMATCH', `--resume ${directory}: metadata.json has no "command" (written by an older corral), so the run cannot be rebuilt; start a new run with --out`);
+    throw new CorralError(
+      'RUNNER_ERR_RESUME_MISMATCH',
+      `--resume ${directory}: metadata.json has no "command" (written by an older corral), so the run cannot be rebuilt; start a new run with --out`,
+    );
   }
   return command;
 }

@@ -13,7 +13,8 @@ export interface RunWriter {
 
 export const thisWriter = (): RunWriter => ({ pid: process.pid, hostname: hostname() });
 
-export type RunLiveness = { state: 'not-running' } | { state: 'interrupted'; writer: RunWriter } | { state: 'active'; writer: RunWriter } | { state: 'unknown'; writer: RunWriter };
+export type RunLiveness =
+  { state: 'not-running' } | { state: 'interrupted'; writer: RunWriter } | { state: 'active'; writer: RunWriter } | { state: 'unknown'; writer: RunWriter };
 
 export function runLiveness(metadata: Record<string, unknown> | null): RunLiveness {
   if (metadata?.status !== 'running') return { state: 'not-running' };
@@ -22,4 +23,3 @@ export function runLiveness(metadata: Record<string, unknown> | null): RunLivene
   if (writer.hostname !== hostname()) return { state: 'unknown', writer };
   return isProcessAlive(writer.pid) && writer.pid !== process.pid ? { state: 'active', writer } : { state: 'interrupted', writer };
 }
-

@@ -81,8 +81,13 @@ export function formatSummary(summary: RunSummary, directory: string): string {
     ['mean reward', summary.avg_reward === null ? '-' : summary.avg_reward.toFixed(4)],
     ...Object.entries(summary.metrics).map(([name, value]): [string, string] => [`mean ${name}`, value.toFixed(4)]),
     ...Object.entries(summary.passAtK ?? {}).map(([k, value]): [string, string] => [`pass@${k}`, value.toFixed(4)]),
-    ...(usage ? [['tokens', `${usage.prompt_tokens} prompt (${usage.cached_tokens ?? '?'} cached), ${usage.completion_tokens} completion`] as [string, string]] : []),
-    ...Object.entries(summary.errorsByCode).map(([code, count]): [string, string] => [`error ${code}`, `${count}, e.g. ${oneLine(summary.errorSamples[code] ?? '')}`]),
+    ...(usage
+      ? [['tokens', `${usage.prompt_tokens} prompt (${usage.cached_tokens ?? '?'} cached), ${usage.completion_tokens} completion`] as [string, string]]
+      : []),
+    ...Object.entries(summary.errorsByCode).map(([code, count]): [string, string] => [
+      `error ${code}`,
+      `${count}, e.g. ${oneLine(summary.errorSamples[code] ?? '')}`,
+    ]),
     ['results', directory],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));

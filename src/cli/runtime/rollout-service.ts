@@ -71,7 +71,10 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       const loaded = factory();
       const environment: Environment = request.max_turns ? Object.freeze({ ...loaded, maxTurns: request.max_turns }) : loaded;
       if (environment.toolsets.includes('wiki') && !options.runtime.wiki) {
-        throw invalidField('env', `${environment.name} needs the wiki tools, and this server loaded no wiki corpus (start corral serve with --corpus PATH or CORRAL_DATA_DIR)`);
+        throw invalidField(
+          'env',
+          `${environment.name} needs the wiki tools, and this server loaded no wiki corpus (start corral serve with --corpus PATH or CORRAL_DATA_DIR)`,
+        );
       }
       const tools = toolsForToolsets(environment.toolsets, { wiki: options.runtime.wiki });
       if (request.examples) checkInlineExamples(environment, request.examples);
@@ -104,7 +107,13 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             },
           });
           const summary = summarise(records);
-          return { rollouts: summary.rollouts, errored: summary.errored, avg_reward: summary.avg_reward, metric_averages: summary.metrics, errors_by_code: summary.errorsByCode };
+          return {
+            rollouts: summary.rollouts,
+            errored: summary.errored,
+            avg_reward: summary.avg_reward,
+            metric_averages: summary.metrics,
+            errors_by_code: summary.errorsByCode,
+          };
         },
       };
     },
@@ -116,7 +125,11 @@ function selectExamples(dataset: readonly Example[], request: RolloutRequest): E
     const byId = new Map(dataset.map((example) => [example.id, example]));
     const missing = request.example_ids.filter((id) => !byId.has(id));
     if (missing.length > 0) {
-      throw invalidField('example_ids', `${missing.length} id(s) not in the ${request.env} dataset: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`, { missing: missing.slice(0, 50) });
+      throw invalidField(
+        'example_ids',
+        `${missing.length} id(s) not in the ${request.env} dataset: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`,
+        { missing: missing.slice(0, 50) },
+      );
     }
     return request.example_ids.map((id) => byId.get(id)!);
   }
@@ -126,7 +139,10 @@ function selectExamples(dataset: readonly Example[], request: RolloutRequest): E
 /** The dataset errors name CLI flags; a remote client can only send examples inline or ask the operator. */
 function explainMissingDataset(error: unknown): never {
   if (CorralError.hasCode(error, 'ENV_ERR_DATASET_NOT_FOUND') || CorralError.hasCode(error, 'ENV_ERR_DATASET_INVALID')) {
-    throw invalidField('env', `this server cannot read the environment's dataset (${error.message}); send the examples inline, or start corral serve with CORRAL_DATA_DIR set`);
+    throw invalidField(
+      'env',
+      `this server cannot read the environment's dataset (${error.message}); send the examples inline, or start corral serve with CORRAL_DATA_DIR set`,
+    );
   }
   throw error;
 }
@@ -165,7 +181,10 @@ function withheldUpstreamErrors(agent: OpenAIAgent, log: RolloutLog | undefined)
         await agent.run(input);
       } catch (error) {
         if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
-        log?.warn({ err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex }, 'model endpoint failed (detail withheld from the rollout caller)');
+        log?.warn(
+          { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
+          'model endpoint failed (detail withheld from the rollout caller)',
+        );
         throw withoutUpstreamDetail(error);
       }
     },
@@ -177,7 +196,10 @@ function checkInlineExamples(environment: Environment, examples: readonly Exampl
   if (!environment.rubric.some((item) => item.name === 'tests_pass')) return;
   const index = examples.findIndex((example) => harnessTestsFromInfo(example.info) === null);
   if (index < 0) return;
-  throw invalidField(`examples.${index}.info`, `example '${examples[index]!.id}' has no tests: ${environment.name} scores by running them, so info needs format ('humaneval', 'mbpp' or 'mbpp-sanitized'), tests and, for humaneval, entry_point`);
+  throw invalidField(
+    `examples.${index}.info`,
+    `example '${examples[index]!.id}' has no tests: ${environment.name} scores by running them, so info needs format ('humaneval', 'mbpp' or 'mbpp-sanitized'), tests and, for humaneval, entry_point`,
+  );
 }
 
 /** The environment's sandbox overrides (python-code: reuse 'reset') make their own pool bucket, as in `corral eval`. */
@@ -186,4 +208,5 @@ function sandboxSourceFor(environment: Environment, runtime: RolloutServiceOptio
   return poolSandboxSource(runtime.pool, { ...runtime.specs, general: { ...runtime.specs.general, ...environment.sandbox } });
 }
 
-const invalidField = (field: string, message: string, details: Record<string, unknown> = {}) => new CorralError('CFG_ERR_INVALID', `${field}: ${message}`, { details: { field, ...details } });
+const invalidField = (field: string, message: string, details: Record<string, unknown> = {}) =>
+  new CorralError('CFG_ERR_INVALID', `${field}: ${message}`, { details: { field, ...details } });

@@ -27,7 +27,11 @@ const limitsSchema = z
     /** Per tool call. */
     toolTimeoutMs: z.number().int().positive().default(60_000),
     /** Whole rollout, model and tools included. */
-    rolloutTimeoutMs: z.number().int().positive().default(10 * 60_000),
+    rolloutTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 60_000),
   })
   .strict();
 

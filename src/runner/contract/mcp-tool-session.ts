@@ -7,7 +7,10 @@ import { sharedSchemaValidator } from './shared-schema-validator.js';
 import type { ToolInfo, ToolOutcome } from './tool-access.js';
 import type { ToolSession } from './tool-session.js';
 
-export async function openMcpToolSession(transport: Transport, options: { abortSignal?: AbortSignal; onClose?: () => Promise<void> } = {}): Promise<ToolSession> {
+export async function openMcpToolSession(
+  transport: Transport,
+  options: { abortSignal?: AbortSignal; onClose?: () => Promise<void> } = {},
+): Promise<ToolSession> {
   const client = new Client({ name: 'corral-runner', version: '0.1.0' }, { jsonSchemaValidator: sharedSchemaValidator });
   await client.connect(transport);
   let tools: ToolInfo[];
@@ -25,11 +28,13 @@ export async function openMcpToolSession(transport: Transport, options: { abortS
       if (!known.has(name)) return { text: `Error: unknown tool '${name}'. Available tools: ${[...known].join(', ')}.`, isError: true };
       try {
         const result = await client.callTool({ name, arguments: args }, { signal: callOptions.abortSignal, timeout: callOptions.timeoutMs });
-        const text = (result.content ?? [])
-          .map((block) => (block.type === 'text' ? block.text : `[${block.type} content]`))
-          .join('\n');
+        const text = (result.content ?? []).map((block) => (block.type === 'text' ? block.text : `[${block.type} content]`)).join('\n');
         const structured = result.structuredContent;
-        return { text, isError: result.isError === true, ...(structured && typeof structured === 'object' ? { structuredContent: structured as Record<string, unknown> } : {}) };
+        return {
+          text,
+          isError: result.isError === true,
+          ...(structured && typeof structured === 'object' ? { structuredContent: structured as Record<string, unknown> } : {}),
+        };
       } catch (error) {
         // Protocol errors without a corral infrastructure code are the caller's mistake (e.g. invalid params): the model can read and fix them.
         if (error instanceof ProtocolError && !hasCorralCode(error.data)) return { text: `Error: ${error.message}`, isError: true };

@@ -36,7 +36,9 @@ export function datasetFile(options: DatasetOptions, flag: string, relativeDefau
   const directory = dataDirectory(options.dataDir);
   const path = given !== undefined ? resolve(given) : directory !== undefined ? resolve(directory, relativeDefault) : undefined;
   if (path === undefined) {
-    throw new CorralError('ENV_ERR_DATASET_NOT_FOUND', `no dataset: pass --${flag} PATH or set CORRAL_DATA_DIR (default ${relativeDefault} under it)`, { details: { flag } });
+    throw new CorralError('ENV_ERR_DATASET_NOT_FOUND', `no dataset: pass --${flag} PATH or set CORRAL_DATA_DIR (default ${relativeDefault} under it)`, {
+      details: { flag },
+    });
   }
   if (!existsSync(path) || !statSync(path).isFile()) {
     const hint = given !== undefined ? `--${flag}` : 'CORRAL_DATA_DIR';

@@ -15,9 +15,12 @@ export function readJsonLines(path: string): DatasetRecord[] {
       try {
         value = JSON.parse(line);
       } catch (error) {
-        throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}:${index + 1}: not valid JSON (${(error as Error).message})`, { details: { path, line: index + 1 } });
+        throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}:${index + 1}: not valid JSON (${(error as Error).message})`, {
+          details: { path, line: index + 1 },
+        });
       }
-      if (!isRecord(value)) throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}:${index + 1}: expected a JSON object`, { details: { path, line: index + 1 } });
+      if (!isRecord(value))
+        throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}:${index + 1}: expected a JSON object`, { details: { path, line: index + 1 } });
       records.push(value);
     });
   return records;
@@ -31,7 +34,8 @@ export function readJsonArray(path: string): DatasetRecord[] {
   } catch (error) {
     throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { details: { path } });
   }
-  if (!Array.isArray(value) || !value.every(isRecord)) throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}: expected a JSON array of objects`, { details: { path } });
+  if (!Array.isArray(value) || !value.every(isRecord))
+    throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}: expected a JSON array of objects`, { details: { path } });
   return value;
 }
 

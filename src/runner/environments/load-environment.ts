@@ -14,21 +14,35 @@ export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly
   if (builtIn !== undefined) return builtIn();
   const path = resolve(nameOrPath);
   if (!existsSync(path) || !statSync(path).isFile()) {
-    throw new CorralError('ENV_ERR_NOT_FOUND', `no environment "${nameOrPath}": not a built-in (${Object.keys(builtIns).join(', ')}) and no module file at ${path}`, { details: { nameOrPath, path } });
+    throw new CorralError(
+      'ENV_ERR_NOT_FOUND',
+      `no environment "${nameOrPath}": not a built-in (${Object.keys(builtIns).join(', ')}) and no module file at ${path}`,
+      { details: { nameOrPath, path } },
+    );
   }
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (error) {
-    throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} failed to load: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} failed to load: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
   }
   const candidate = module.default;
   if (typeof candidate !== 'object' || candidate === null) {
-    throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} has no default export object; write \`export default defineEnvironment({...})\``, { details: { path } });
+    throw new CorralError(
+      'ENV_ERR_INVALID_MODULE',
+      `environment module ${path} has no default export object; write \`export default defineEnvironment({...})\``,
+      { details: { path } },
+    );
   }
   try {
     return defineEnvironment(candidate as EnvironmentInput);
   } catch (error) {
-    throw new CorralError('ENV_ERR_INVALID_MODULE', `the default export of ${path} is not a valid Environment: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new CorralError('ENV_ERR_INVALID_MODULE', `the default export of ${path} is not a valid Environment: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
   }
 }

@@ -77,9 +77,15 @@ export function parseGrade(content: string): number {
 }
 
 function gradingRequest(example: Example, answer: string | null): string {
-  const question = typeof example.prompt === 'string' ? example.prompt : ([...example.prompt].reverse().find((message) => message.role === 'user')?.content ?? '');
+  const question =
+    typeof example.prompt === 'string' ? example.prompt : ([...example.prompt].reverse().find((message) => message.role === 'user')?.content ?? '');
   const golds = goldAnswers(example);
-  return [`Question: ${question}`, `Correct answers: ${golds.map((gold) => JSON.stringify(gold)).join(' | ')}`, `Response: ${answer ?? '(no answer)'}`, 'Is the response correct? yes or no'].join('\n');
+  return [
+    `Question: ${question}`,
+    `Correct answers: ${golds.map((gold) => JSON.stringify(gold)).join(' | ')}`,
+    `Response: ${answer ?? '(no answer)'}`,
+    'Is the response correct? yes or no',
+  ].join('\n');
 }
 
 function judgeFailure(message: string, cause?: unknown): CorralError {

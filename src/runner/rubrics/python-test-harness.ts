@@ -28,7 +28,8 @@ export interface HarnessTests {
 export function harnessTestsFromInfo(info: Record<string, unknown> | undefined): HarnessTests | null {
   const format = info?.format;
   if (format !== 'humaneval' && format !== 'mbpp' && format !== 'mbpp-sanitized') return null;
-  const tests = typeof info?.tests === 'string' ? info.tests : Array.isArray(info?.tests) ? info.tests.filter((item): item is string => typeof item === 'string') : null;
+  const tests =
+    typeof info?.tests === 'string' ? info.tests : Array.isArray(info?.tests) ? info.tests.filter((item): item is string => typeof item === 'string') : null;
   const entryPoint = typeof info?.entry_point === 'string' ? info.entry_point : '';
   if (tests === null || (format === 'humaneval' && entryPoint === '')) return null;
   const testImports = Array.isArray(info?.test_imports) ? info.test_imports.filter((item): item is string => typeof item === 'string') : [];

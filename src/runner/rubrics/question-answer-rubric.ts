@@ -14,9 +14,17 @@ export function goldAnswers(example: Example): string[] {
 }
 
 export function exactMatchRubric(weight = 1): RubricFunction {
-  return { name: 'exact_match', weight, score: ({ example, trajectory }) => (trajectory.answer === null ? 0 : maxOverGold(exactMatch, trajectory.answer, goldAnswers(example))) };
+  return {
+    name: 'exact_match',
+    weight,
+    score: ({ example, trajectory }) => (trajectory.answer === null ? 0 : maxOverGold(exactMatch, trajectory.answer, goldAnswers(example))),
+  };
 }
 
 export function tokenF1Rubric(weight = 0): RubricFunction {
-  return { name: 'f1', weight, score: ({ example, trajectory }) => (trajectory.answer === null ? 0 : maxOverGold(tokenF1, trajectory.answer, goldAnswers(example))) };
+  return {
+    name: 'f1',
+    weight,
+    score: ({ example, trajectory }) => (trajectory.answer === null ? 0 : maxOverGold(tokenF1, trajectory.answer, goldAnswers(example))),
+  };
 }

@@ -81,13 +81,25 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
 async function runWithRetries(options: EvaluationOptions, example: Example, rolloutIndex: number): Promise<ResultRecord> {
   const maxAttempts = options.maxAttempts ?? 3;
   for (let attempt = 1; ; attempt++) {
-    const record = await runRollout({ environment: options.environment, agent: options.agent, tools: options.tools, example, rolloutIndex, abortSignal: options.abortSignal, seed: options.seed });
+    const record = await runRollout({
+      environment: options.environment,
+      agent: options.agent,
+      tools: options.tools,
+      example,
+      rolloutIndex,
+      abortSignal: options.abortSignal,
+      seed: options.seed,
+    });
     record.attempts = attempt;
     const retry = record.error?.transient && RETRYABLE_BOUNDARIES.has(record.error.boundary) && attempt < maxAttempts && !options.abortSignal.aborted;
     if (!retry) return record;
     // A cancel during the wait ends the retries at once; the rollout counts as cancelled, so --resume redoes it.
-    const waited = await abortableDelay(backoffDelayMs(attempt - 1, ROLLOUT_BACKOFF), options.abortSignal).then(() => true, () => false);
-    if (!waited) return { ...record, error: { boundary: 'runner', code: 'RUNNER_ERR_CANCELLED', message: 'rollout cancelled while waiting to retry', transient: false } };
+    const waited = await abortableDelay(backoffDelayMs(attempt - 1, ROLLOUT_BACKOFF), options.abortSignal).then(
+      () => true,
+      () => false,
+    );
+    if (!waited)
+      return { ...record, error: { boundary: 'runner', code: 'RUNNER_ERR_CANCELLED', message: 'rollout cancelled while waiting to retry', transient: false } };
   }
 }
 

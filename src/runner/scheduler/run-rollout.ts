@@ -24,7 +24,6 @@ export interface RolloutInput {
   seed?: number;
 }
 
-
 export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   const { environment, agent, example } = input;
   const recorder = new TrajectoryRecorder();
@@ -38,7 +37,16 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     session = await input.tools.open({ abortSignal });
     const generationStart = performance.now();
     try {
-      await agent.run({ example, systemPrompt: environment.systemPrompt, tools: session, maxTurns: environment.maxTurns, recorder, abortSignal, rolloutIndex: input.rolloutIndex, seed: input.seed });
+      await agent.run({
+        example,
+        systemPrompt: environment.systemPrompt,
+        tools: session,
+        maxTurns: environment.maxTurns,
+        recorder,
+        abortSignal,
+        rolloutIndex: input.rolloutIndex,
+        seed: input.seed,
+      });
     } catch (error) {
       recorder.fail(describeFailure(abortSignal.aborted ? abortReason(input.abortSignal, timeout) : error, 'model'));
     }
@@ -60,7 +68,15 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   // Whatever failed after a cancel or the rollout deadline (a tool call, the rubric) failed because of it: say so,
   // so cancelled rollouts are not written (--resume redoes them) and timeouts are blamed on the runner.
   if (recorder.failure && abortSignal.aborted) recorder.replaceFailure(describeFailure(abortReason(input.abortSignal, timeout), 'runner'));
-  const reason = recorder.failure ? (input.abortSignal.aborted ? 'cancelled' : 'errored') : recorder.snapshot().truncated ? 'truncated' : recorder.snapshot().answer === null ? 'max-turns' : 'answered';
+  const reason = recorder.failure
+    ? input.abortSignal.aborted
+      ? 'cancelled'
+      : 'errored'
+    : recorder.snapshot().truncated
+      ? 'truncated'
+      : recorder.snapshot().answer === null
+        ? 'max-turns'
+        : 'answered';
   const trajectory = recorder.finish(reason);
   const metrics = score?.metrics ?? {};
   return {

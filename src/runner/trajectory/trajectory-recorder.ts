@@ -4,7 +4,17 @@ import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './mes
 import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
 
 export class TrajectoryRecorder {
-  private readonly trajectory: Trajectory = { completion: [], answer: null, events: [], toolCalls: [], turns: 0, tokens: [], failure: null, truncated: false, usage: null };
+  private readonly trajectory: Trajectory = {
+    completion: [],
+    answer: null,
+    events: [],
+    toolCalls: [],
+    turns: 0,
+    tokens: [],
+    failure: null,
+    truncated: false,
+    usage: null,
+  };
   private readonly startedAt = performance.now();
 
   constructor() {
@@ -83,7 +93,13 @@ export class TrajectoryRecorder {
     } catch (error) {
       const durationMs = performance.now() - startedAt;
       const code = (error as { code?: unknown }).code;
-      this.event({ type: 'tool-error', callId: call.id, durationMs, code: typeof code === 'string' ? code : 'TOOL_ERR_UNKNOWN', message: (error as Error).message });
+      this.event({
+        type: 'tool-error',
+        callId: call.id,
+        durationMs,
+        code: typeof code === 'string' ? code : 'TOOL_ERR_UNKNOWN',
+        message: (error as Error).message,
+      });
       this.trajectory.toolCalls.push({ callId: call.id, name: call.function.name, turn, durationMs, isError: true });
       throw error;
     }

@@ -219,7 +219,11 @@ export class AgentConnection {
       default: {
         if (!Number.isInteger(message.id) || message.id < 1 || message.id >= this.nextId) {
           // Only answers to requests we sent are legitimate; anything else is a forged or broken stream.
-          this.close(new CorralError('SBX_ERR_PROTOCOL', `agent in ${this.sandboxId} answered request ${message.id}, which was never sent`, { details: { sandboxId: this.sandboxId } }));
+          this.close(
+            new CorralError('SBX_ERR_PROTOCOL', `agent in ${this.sandboxId} answered request ${message.id}, which was never sent`, {
+              details: { sandboxId: this.sandboxId },
+            }),
+          );
           return;
         }
         const entry = this.pending.get(message.id);

@@ -42,9 +42,7 @@ export interface ReadyEvent {
   pid: number;
 }
 
-export type WireResponse =
-  | { id: number; ok: true; result: Record<string, unknown> }
-  | { id: number | null; ok: false; error: WireError };
+export type WireResponse = { id: number; ok: true; result: Record<string, unknown> } | { id: number | null; ok: false; error: WireError };
 
 export interface WireResetResult {
   ok: boolean;

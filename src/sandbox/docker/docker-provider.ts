@@ -52,7 +52,11 @@ export class DockerProvider implements SandboxProvider {
   async available(): Promise<Availability> {
     const { socketPath, endpoint } = this.connection;
     if (socketPath !== undefined && !existsSync(socketPath)) {
-      return { ok: false, reason: `no Docker daemon socket at ${socketPath}: start dockerd, or set DOCKER_HOST / the docker socket option`, detail: { endpoint } };
+      return {
+        ok: false,
+        reason: `no Docker daemon socket at ${socketPath}: start dockerd, or set DOCKER_HOST / the docker socket option`,
+        detail: { endpoint },
+      };
     }
     try {
       // dockerode accepts an abortSignal here though its types omit it; without one a hung daemon hangs doctor.
@@ -67,7 +71,13 @@ export class DockerProvider implements SandboxProvider {
 
   async create(spec: SandboxSpec, options: CreateOptions): Promise<DockerSandboxHandle> {
     throwIfAborted(options.abortSignal);
-    const labels = sandboxLabels({ version: corralVersion(), ownerId: options.ownerId, sandboxId: options.sandboxId, expiresAtMs: options.expiresAtMs, specHash: specHash(spec) });
+    const labels = sandboxLabels({
+      version: corralVersion(),
+      ownerId: options.ownerId,
+      sandboxId: options.sandboxId,
+      expiresAtMs: options.expiresAtMs,
+      specHash: specHash(spec),
+    });
     const createOptions = containerCreateOptions(spec, { image: spec.image, name: containerName(options.sandboxId), labels, expiresAtMs: options.expiresAtMs });
     const container = await this.createContainer(spec, createOptions);
     let attachment: ContainerAttachment | undefined;
@@ -83,7 +93,14 @@ export class DockerProvider implements SandboxProvider {
         workspace: SANDBOX_WORKSPACE,
         defaultTimeoutMs: this.defaultCallTimeoutMs,
       });
-      const handle = new DockerSandboxHandle({ docker: this.docker, containerId: container.id, sandboxId: options.sandboxId, connection, attachment, exitEvents: this.exitEvents });
+      const handle = new DockerSandboxHandle({
+        docker: this.docker,
+        containerId: container.id,
+        sandboxId: options.sandboxId,
+        connection,
+        attachment,
+        exitEvents: this.exitEvents,
+      });
       try {
         await connection.ready({ timeoutMs: this.readyTimeoutMs, abortSignal: options.abortSignal });
       } catch (error) {
@@ -99,10 +116,14 @@ export class DockerProvider implements SandboxProvider {
       if (CorralError.hasCode(error, 'ERR_ABORTED')) throw error;
       if (options.abortSignal?.aborted) throw new CorralError('ERR_ABORTED', 'sandbox creation was cancelled', { cause: error });
       const stderr = attachment?.stderrLog.text().trim().slice(-1_000);
-      throw new CorralError('POOL_ERR_CREATE_FAILED', `docker sandbox ${options.sandboxId} did not become ready: ${errorMessage(error)}${stderr ? `; agent stderr: ${stderr}` : ''}`, {
-        cause: error,
-        details: { sandboxId: options.sandboxId, containerId: container.id },
-      });
+      throw new CorralError(
+        'POOL_ERR_CREATE_FAILED',
+        `docker sandbox ${options.sandboxId} did not become ready: ${errorMessage(error)}${stderr ? `; agent stderr: ${stderr}` : ''}`,
+        {
+          cause: error,
+          details: { sandboxId: options.sandboxId, containerId: container.id },
+        },
+      );
     }
   }
 
@@ -111,7 +132,11 @@ export class DockerProvider implements SandboxProvider {
       return await this.docker.createContainer(createOptions);
     } catch (error) {
       if (isNoSuchImage(error)) {
-        throw new CorralError('SBX_ERR_UNAVAILABLE', `Docker image ${spec.image} is missing: run \`corral images build --offline\` to build it without a registry`, { cause: error, details: { image: spec.image } });
+        throw new CorralError(
+          'SBX_ERR_UNAVAILABLE',
+          `Docker image ${spec.image} is missing: run \`corral images build --offline\` to build it without a registry`,
+          { cause: error, details: { image: spec.image } },
+        );
       }
       const daemonReason = describeDaemonError(this.connection.endpoint, error);
       if (daemonReason) throw new CorralError('SBX_ERR_UNAVAILABLE', daemonReason, { cause: error });

@@ -126,7 +126,11 @@ export class DockerSandboxHandle implements SandboxHandle {
     const stderr = this.parts.attachment.stderrLog.text().trim().slice(-1_000);
     const tail = stderr ? `; agent stderr: ${stderr}` : '';
     if (exit.statusCode !== null && KILLED_STATUSES.has(exit.statusCode)) {
-      const how = exit.outOfMemory ? `out of memory: it hit its memory limit` : exit.statusCode === 137 ? 'SIGKILL from outside' : 'SIGTERM: stopped from outside';
+      const how = exit.outOfMemory
+        ? `out of memory: it hit its memory limit`
+        : exit.statusCode === 137
+          ? 'SIGKILL from outside'
+          : 'SIGTERM: stopped from outside';
       return new CorralError('SBX_ERR_KILLED', `sandbox ${this.parts.sandboxId} was killed (${how})${tail}`, { details });
     }
     const status = exit.statusCode === null ? 'its stream closed' : `its agent exited with status ${exit.statusCode}`;

@@ -76,10 +76,23 @@ async function buildOne(docker: Docker, definition: ImageDefinition, options: Bu
   const image = existing ?? (await inspectImage(docker, immutableTag));
   if (!image) throw new CorralError('IMG_ERR_BUILD_FAILED', `${immutableTag} is missing right after its build`);
   // A forced rebuild moves both tags, leaving the old image nameless; drop it unless something still uses it.
-  if (previous && previous.Id !== image.Id) await docker.getImage(previous.Id).remove().catch(() => undefined);
+  if (previous && previous.Id !== image.Id)
+    await docker
+      .getImage(previous.Id)
+      .remove()
+      .catch(() => undefined);
   const durationMs = Math.round(performance.now() - startedAt);
   if (!existing) log(`built ${immutableTag} and ${latestTag(definition)} in ${(durationMs / 1000).toFixed(1)} s (${megabytes(image.Size)} MB)`);
-  return { name: definition.name, tag: latestTag(definition), hashTag: immutableTag, contentHash, built: !existing, durationMs, imageId: image.Id, sizeBytes: image.Size };
+  return {
+    name: definition.name,
+    tag: latestTag(definition),
+    hashTag: immutableTag,
+    contentHash,
+    built: !existing,
+    durationMs,
+    imageId: image.Id,
+    sizeBytes: image.Size,
+  };
 }
 
 export interface ImageStatus {

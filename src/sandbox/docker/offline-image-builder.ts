@@ -12,7 +12,17 @@ import { runCommand } from './run-command.js';
 export const DEFAULT_DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
 /** Paths removed from the rootfs: documentation, translations and apt state a sandbox never needs. */
-const STRIPPED_PATHS = ['usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/lintian', 'var/cache/apt', 'var/lib/apt/lists', 'var/log', 'var/cache/debconf'];
+const STRIPPED_PATHS = [
+  'usr/share/doc',
+  'usr/share/man',
+  'usr/share/info',
+  'usr/share/locale',
+  'usr/share/lintian',
+  'var/cache/apt',
+  'var/lib/apt/lists',
+  'var/log',
+  'var/cache/debconf',
+];
 
 /** What a task base keeps of STRIPPED_PATHS: apt and dpkg write there during a task's `RUN apt-get`. */
 const TASK_BASE_KEPT_PATHS = ['var/lib/apt/lists', 'var/log', 'var/cache/debconf'];
@@ -71,7 +81,11 @@ async function debootstrap(rootfs: string, packages: string[], options: OfflineB
 }
 
 async function prepareRootfs(rootfs: string, log: (line: string) => void, profile: 'sandbox' | 'task-base'): Promise<void> {
-  log(profile === 'task-base' ? 'stripping docs and debootstrap downloads; adding the agent' : 'stripping docs and caches; adding user sandbox (1000), /workspace and the agent');
+  log(
+    profile === 'task-base'
+      ? 'stripping docs and debootstrap downloads; adding the agent'
+      : 'stripping docs and caches; adding user sandbox (1000), /workspace and the agent',
+  );
   // A task base keeps apt's and dpkg's state: task Dockerfiles run apt-get on top of it.
   const stripped = profile === 'task-base' ? STRIPPED_PATHS.filter((path) => !TASK_BASE_KEPT_PATHS.includes(path)) : STRIPPED_PATHS;
   for (const path of stripped) {
@@ -112,7 +126,8 @@ async function addSandboxUser(rootfs: string): Promise<void> {
 function importChanges(definition: ImageDefinition, contentHash: string): string[] {
   const label = `LABEL ${IMAGE_LABEL_KIND}=${definition.name} ${IMAGE_LABEL_HASH}=${contentHash} ${IMAGE_LABEL_BUILDER}=offline-${IMAGE_BUILDER_VERSION}`;
   // A task base looks like the public base it stands in for (root, /, a shell); the trial starts the agent itself.
-  if (definition.profile === 'task-base') return ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'ENV LANG=C.UTF-8', 'WORKDIR /', label, 'CMD ["bash"]'];
+  if (definition.profile === 'task-base')
+    return ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'ENV LANG=C.UTF-8', 'WORKDIR /', label, 'CMD ["bash"]'];
   const command = agentCommand(0).slice(0, -2);
   return [
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',

@@ -70,10 +70,7 @@ function interruptedBy(reason: DisposeReason): CellOutcome {
   return reason === 'abort' ? { kind: 'aborted' } : { kind: 'timeout', logs: [] };
 }
 
-export async function executeCell(
-  runtime: IsolateRuntime,
-  options: { code: string; timeoutMs: number; abortSignal?: AbortSignal },
-): Promise<CellOutcome> {
+export async function executeCell(runtime: IsolateRuntime, options: { code: string; timeoutMs: number; abortSignal?: AbortSignal }): Promise<CellOutcome> {
   const deadline = performance.now() + options.timeoutMs;
   const capture = runtime.startCapture();
   const work = evaluate(runtime, options.code, deadline);

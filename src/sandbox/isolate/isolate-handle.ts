@@ -73,9 +73,7 @@ export class IsolateHandle implements SandboxHandle, ReapableSandbox {
   async reset(options: { abortSignal?: AbortSignal; timeoutMs?: number } = {}): Promise<ResetReport> {
     const startedAt = performance.now();
     const report = (leftovers: string[]): ResetReport =>
-      leftovers.length === 0
-        ? { ok: true, durationMs: performance.now() - startedAt }
-        : { ok: false, durationMs: performance.now() - startedAt, leftovers };
+      leftovers.length === 0 ? { ok: true, durationMs: performance.now() - startedAt } : { ok: false, durationMs: performance.now() - startedAt, leftovers };
     if (this.closed) return report(['the sandbox is closed']);
     const sentinel = `__corralResetSentinel_${randomBytes(6).toString('hex')}`;
     // Only an idle isolate can take the sentinel at once; a busy one is disposed mid-call, which proves as much.

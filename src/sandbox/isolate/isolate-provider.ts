@@ -68,8 +68,9 @@ export class IsolateProvider implements SandboxProvider {
    * `all`), notifying their onClose listeners. Nothing from other processes can exist: isolates die with them.
    */
   async cleanup(options: { ownerAlive: (ownerId: string) => boolean; all?: boolean }): Promise<number> {
-    return reapSandboxes(options, (sandbox) =>
-      new CorralError('SBX_ERR_CLOSED', `the sandbox was reaped by cleanup (owner ${sandbox.ownerId} gone, expired, or cleanup of all)`),
+    return reapSandboxes(
+      options,
+      (sandbox) => new CorralError('SBX_ERR_CLOSED', `the sandbox was reaped by cleanup (owner ${sandbox.ownerId} gone, expired, or cleanup of all)`),
     );
   }
 

@@ -100,7 +100,12 @@ export function scanTopLevel(code: string): TopLevelScan {
 
 /** True when the text is only whitespace and comments. */
 export function isBlank(text: string): boolean {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '').trim() === '';
+  return (
+    text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/[^\n]*/g, '')
+      .trim() === ''
+  );
 }
 
 /** Offsets of the first character of each top-level statement, in order (continuation lines are not starts). */

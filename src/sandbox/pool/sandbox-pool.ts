@@ -77,7 +77,10 @@ export class SandboxPool {
     this.fill(bucket);
     const deadline = Date.now() + (options.timeoutMs ?? this.options.acquireTimeoutMs);
     while (bucket.idle.length < Math.min(minIdle, this.options.max)) {
-      if (Date.now() > deadline) throw new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', `warm-up of ${minIdle} sandboxes did not finish in time`, { details: bucketStats(bucket) as unknown as Record<string, unknown> });
+      if (Date.now() > deadline)
+        throw new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', `warm-up of ${minIdle} sandboxes did not finish in time`, {
+          details: bucketStats(bucket) as unknown as Record<string, unknown>,
+        });
       if (this.closed) throw new CorralError('POOL_ERR_CLOSED', 'the sandbox pool is closed');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -152,7 +155,10 @@ export class SandboxPool {
   }
 
   private waitForSandbox(bucket: SpecBucket, options: AcquireOptions): Promise<SandboxHandle> {
-    const waiting = enqueueWaiter(bucket, { timeoutMs: options.timeoutMs ?? this.options.acquireTimeoutMs, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
+    const waiting = enqueueWaiter(bucket, {
+      timeoutMs: options.timeoutMs ?? this.options.acquireTimeoutMs,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
     this.fill(bucket);
     return waiting;
   }
@@ -185,7 +191,9 @@ export class SandboxPool {
           bucket.creating--;
           bucket.createFailuresTotal++;
           bucket.backoffUntilMs = Date.now() + this.options.createBackoffMs;
-          const typed = CorralError.isInstance(error) ? error : new CorralError('POOL_ERR_CREATE_FAILED', `creating a ${bucket.spec.backend} sandbox failed: ${String(error)}`, { cause: error });
+          const typed = CorralError.isInstance(error)
+            ? error
+            : new CorralError('POOL_ERR_CREATE_FAILED', `creating a ${bucket.spec.backend} sandbox failed: ${String(error)}`, { cause: error });
           bucket.waiters[0]?.reject(typed);
           this.fill(bucket);
         },

@@ -21,7 +21,8 @@ export function enqueueWaiter(bucket: SpecBucket, options: { timeoutMs: number; 
       reject: (error) => (settle(), reject(error)),
     };
     const timer = setTimeout(
-      () => waiter.reject(new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', `no sandbox became free within ${timeoutMs} ms`, { details: { ...bucketStats(bucket) } })),
+      () =>
+        waiter.reject(new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', `no sandbox became free within ${timeoutMs} ms`, { details: { ...bucketStats(bucket) } })),
       timeoutMs,
     );
     const onAbort = () => waiter.reject(new CorralError('ERR_ABORTED', 'acquire was cancelled', { cause: abortSignal?.reason }));

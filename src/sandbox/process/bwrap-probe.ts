@@ -57,10 +57,15 @@ export function probeBwrap(agentDirectory: string, uid: number, configured?: str
     return unavailable(`bwrap ${version.join('.')} is too old: 0.8.0 or newer is needed for --disable-userns`, { bwrap });
   }
   const setpriv = findSetpriv();
-  if (runningAsRoot() && setpriv === null) return unavailable('corral runs as root and setpriv (util-linux) is missing: it is needed to start bwrap as the sandbox uid');
+  if (runningAsRoot() && setpriv === null)
+    return unavailable('corral runs as root and setpriv (util-linux) is missing: it is needed to start bwrap as the sandbox uid');
   const detail = { bwrap, python, uid, hostUid: runningAsRoot() ? uid : process.geteuid?.() };
   const userCode = [...userSpawnerPrefix(bwrap, uid), python, '-c', trialCheck(uid)];
-  const [program = bwrap, ...args] = [...hostIdentityPrefix(uid, setpriv), bwrap, ...bwrapArguments(parseSandboxSpec({ workspaceMiB: 1 }), agentDirectory, uid, userCode)];
+  const [program = bwrap, ...args] = [
+    ...hostIdentityPrefix(uid, setpriv),
+    bwrap,
+    ...bwrapArguments(parseSandboxSpec({ workspaceMiB: 1 }), agentDirectory, uid, userCode),
+  ];
   return new Promise((resolve) => {
     execFile(program, args, { timeout: PROBE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' }, cwd: '/' }, (error, _stdout, stderr) => {
       if (!error) return resolve({ ok: true, detail });

@@ -1,6 +1,7 @@
 /**
  * The process backend: the in-sandbox agent as a local child process, inside bubblewrap namespaces with a cgroup
- * for pids and memory, as an unprivileged uid (sandbox-identity.ts), with user code in a PID namespace of its own. Needs no daemon, so it is the default where Docker is absent and the fast one for tests.
+ * for pids and memory, as an unprivileged uid (sandbox-identity.ts), with user code in a PID namespace of its own.
+ * Needs no daemon, so it is the default where Docker is absent and the fast one for tests.
  * Where bubblewrap is missing or broken it refuses to run, unless the spec sets allowUnsandboxed: then the agent
  * runs directly, in a private host workspace, confined only by the cgroup and rlimits (bwrap is used whenever it
  * works, whatever the flag says).
@@ -125,9 +126,13 @@ export class ProcessProvider implements SandboxProvider {
       await sandbox.destroy();
       if (CorralError.hasCode(error, 'ERR_ABORTED')) throw error;
       const log = sandbox.log.trim();
-      throw new CorralError('POOL_ERR_CREATE_FAILED', `process sandbox ${sandboxId} did not start: ${(error as Error).message}${log ? `; agent log: ${log}` : ''}`, {
-        cause: error,
-      });
+      throw new CorralError(
+        'POOL_ERR_CREATE_FAILED',
+        `process sandbox ${sandboxId} did not start: ${(error as Error).message}${log ? `; agent log: ${log}` : ''}`,
+        {
+          cause: error,
+        },
+      );
     }
     return sandbox;
   }

@@ -12,10 +12,34 @@ const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 
 /** Only what programs need from /etc: no shadow files, no host secrets, no service configuration. */
 const ETC_ALLOW_LIST = [
-  'alternatives', 'bash.bashrc', 'ca-certificates', 'ca-certificates.conf', 'debian_version', 'gai.conf', 'group',
-  'host.conf', 'hosts', 'inputrc', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'locale.alias', 'localtime', 'magic',
-  'magic.mime', 'mime.types', 'nsswitch.conf', 'os-release', 'passwd', 'profile', 'protocols', 'resolv.conf',
-  'services', 'ssl', 'terminfo', 'timezone',
+  'alternatives',
+  'bash.bashrc',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'debian_version',
+  'gai.conf',
+  'group',
+  'host.conf',
+  'hosts',
+  'inputrc',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'locale.alias',
+  'localtime',
+  'magic',
+  'magic.mime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'passwd',
+  'profile',
+  'protocols',
+  'resolv.conf',
+  'services',
+  'ssl',
+  'terminfo',
+  'timezone',
 ];
 
 /** The interpreter that will run the agent; it must live under /usr, the only system tree bound into the sandbox. */
@@ -54,23 +78,43 @@ export function bwrapArguments(spec: SandboxSpec, agentDirectory: string, uid: n
   const args = [
     '--unshare-all',
     '--unshare-user', // --unshare-all only tries; without a user namespace there is no unprivileged uid
-    '--uid', String(uid),
-    '--gid', String(uid),
+    '--uid',
+    String(uid),
+    '--gid',
+    String(uid),
     ...(spec.network === 'egress' ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
-    '--cap-drop', 'ALL',
-    '--hostname', 'sandbox',
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
     ...systemBinds(),
-    '--ro-bind', agentDirectory, SANDBOX_AGENT_DIRECTORY,
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--remount-ro', '/dev', // bwrap's /dev is a tmpfs owned by the sandbox uid; only /dev/shm below stays writable
-    '--size', tmpfsBytes, '--tmpfs', '/dev/shm',
-    '--size', tmpfsBytes, '--tmpfs', '/tmp',
-    '--size', tmpfsBytes, '--tmpfs', SANDBOX_WORKSPACE,
-    '--remount-ro', '/', // likewise the root tmpfs (/, /etc, /opt): a reset could not wipe what is planted there
-    '--chdir', SANDBOX_WORKSPACE,
+    '--ro-bind',
+    agentDirectory,
+    SANDBOX_AGENT_DIRECTORY,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--remount-ro',
+    '/dev', // bwrap's /dev is a tmpfs owned by the sandbox uid; only /dev/shm below stays writable
+    '--size',
+    tmpfsBytes,
+    '--tmpfs',
+    '/dev/shm',
+    '--size',
+    tmpfsBytes,
+    '--tmpfs',
+    '/tmp',
+    '--size',
+    tmpfsBytes,
+    '--tmpfs',
+    SANDBOX_WORKSPACE,
+    '--remount-ro',
+    '/', // likewise the root tmpfs (/, /etc, /opt): a reset could not wipe what is planted there
+    '--chdir',
+    SANDBOX_WORKSPACE,
     '--clearenv',
   ];
   for (const [name, value] of Object.entries(sandboxEnvironment(spec, SANDBOX_WORKSPACE, '/tmp'))) args.push('--setenv', name, value);
@@ -96,7 +140,11 @@ export function agentCommand(
  * Wraps a command in /bin/sh that first joins the sandbox cgroups (so every descendant is limited from its first
  * instruction) and sets rlimits, then execs it. Keeping the pid means the record's pid is bwrap's.
  */
-export function launcherArguments(procsFiles: readonly string[], limits: { addressSpaceKiB?: number; fileSizeKiB?: number }, command: readonly string[]): string[] {
+export function launcherArguments(
+  procsFiles: readonly string[],
+  limits: { addressSpaceKiB?: number; fileSizeKiB?: number },
+  command: readonly string[],
+): string[] {
   const ulimits = ['ulimit -c 0'];
   if (limits.addressSpaceKiB !== undefined) ulimits.push(`ulimit -v ${limits.addressSpaceKiB}`);
   if (limits.fileSizeKiB !== undefined) ulimits.push(`ulimit -f ${limits.fileSizeKiB * 2}`); // dash counts 512-byte blocks

@@ -39,7 +39,12 @@ export const pythonTool = defineTool({
   sandboxCapability: 'python',
   async handler(input, context) {
     const session = requireSession(context, 'python');
-    const result = await session.python({ code: input.code, timeoutMs: timeoutMs(input.timeout_s), maxOutputChars: MAX_OUTPUT_CHARS, abortSignal: context.abortSignal });
+    const result = await session.python({
+      code: input.code,
+      timeoutMs: timeoutMs(input.timeout_s),
+      maxOutputChars: MAX_OUTPUT_CHARS,
+      abortSignal: context.abortSignal,
+    });
     const output: PythonToolOutput = {
       stdout: result.stdout,
       stderr: result.stderr,

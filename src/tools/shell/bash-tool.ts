@@ -37,7 +37,12 @@ export const bashTool = defineTool({
   sandboxCapability: 'exec',
   async handler(input, context) {
     const session = requireSession(context, 'bash');
-    const result = await session.exec({ command: input.command, timeoutMs: timeoutMs(input.timeout_s), maxOutputChars: MAX_OUTPUT_CHARS, abortSignal: context.abortSignal });
+    const result = await session.exec({
+      command: input.command,
+      timeoutMs: timeoutMs(input.timeout_s),
+      maxOutputChars: MAX_OUTPUT_CHARS,
+      abortSignal: context.abortSignal,
+    });
     const output: BashToolOutput = {
       stdout: result.stdout,
       stderr: result.stderr,

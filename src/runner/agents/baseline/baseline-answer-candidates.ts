@@ -15,7 +15,8 @@ export interface Candidate {
 }
 
 const MONTH = /^(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
-const NUMBER_WORD = /^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozen|half|once|twice)$/i;
+const NUMBER_WORD =
+  /^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozen|half|once|twice)$/i;
 const SCALE = /^(?:hundred|thousand|million|billion|trillion|percent|per|cent|%)$/i;
 const DIGITS = /^\p{N}[\p{N},.\-–]*(?:s|st|nd|rd|th)?$/u;
 const YEAR = /^(?:1[0-9]{3}|20[0-9]{2})(?:s|[–-][0-9]{2,4})?$/;
@@ -46,7 +47,8 @@ export function findCandidates(sentence: string, tokens: readonly Token[]): Cand
       if (end - start > 1) candidates.push(span(tokens, sentence, start, end, 'date'));
     }
     if (YEAR.test(token.text)) candidates.push(span(tokens, sentence, index, index + 1, 'date'));
-    if (/^\d+(?:st|nd|rd|th)$/i.test(token.text) && /^(?:century|centuries|millennium)$/i.test(tokens[index + 1]?.text ?? '')) candidates.push(span(tokens, sentence, index, index + 2, 'date'));
+    if (/^\d+(?:st|nd|rd|th)$/i.test(token.text) && /^(?:century|centuries|millennium)$/i.test(tokens[index + 1]?.text ?? ''))
+      candidates.push(span(tokens, sentence, index, index + 2, 'date'));
     // Numbers: a run of number tokens and scale words ("2.4 million", "16,000", "40 %").
     if (isNumber(token) && !(index > 0 && isNumber(tokens[index - 1]!))) {
       let end = index + 1;
@@ -58,7 +60,11 @@ export function findCandidates(sentence: string, tokens: readonly Token[]): Cand
   }
   // Capitalised phrases, joined over small words; a lone capital at the start of the sentence is usually just grammar.
   for (let index = 0; index < tokens.length; index++) {
-    if (!isCapitalised(tokens[index]!) || (index > 0 && (isCapitalised(tokens[index - 1]!) || (NAME_JOINER.test(tokens[index - 1]!.text) && index > 1 && isCapitalised(tokens[index - 2]!))))) continue;
+    if (
+      !isCapitalised(tokens[index]!) ||
+      (index > 0 && (isCapitalised(tokens[index - 1]!) || (NAME_JOINER.test(tokens[index - 1]!.text) && index > 1 && isCapitalised(tokens[index - 2]!))))
+    )
+      continue;
     let end = index + 1;
     while (tokens[end] && (isCapitalised(tokens[end]!) || (NAME_JOINER.test(tokens[end]!.text) && tokens[end + 1] && isCapitalised(tokens[end + 1]!)))) end++;
     if (index === 0 && end === 1) continue;
@@ -76,7 +82,8 @@ export function findCandidates(sentence: string, tokens: readonly Token[]): Cand
     }
     for (let start = index; start < end; start++) {
       for (let stop = start + 1; stop <= end && stop - start <= 6; stop++) {
-        if (tokens[start]!.term !== null && tokens[stop - 1]!.term !== null && !isAdverb(tokens[start]) && !isAdverb(tokens[stop - 1])) candidates.push(span(tokens, sentence, start, stop, 'chunk'));
+        if (tokens[start]!.term !== null && tokens[stop - 1]!.term !== null && !isAdverb(tokens[start]) && !isAdverb(tokens[stop - 1]))
+          candidates.push(span(tokens, sentence, start, stop, 'chunk'));
       }
     }
   }

@@ -66,7 +66,13 @@ export function chooseAnswerSpan(ranked: readonly RankedSentence[], analysis: Qu
   return winner?.text ?? best.text;
 }
 
-export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, questionTerms: ReadonlySet<string>, focus: ReadonlySet<string>, naming = false): ScoredCandidate[] {
+export function scoreCandidates(
+  sentence: RankedSentence,
+  kind: AnswerKind,
+  questionTerms: ReadonlySet<string>,
+  focus: ReadonlySet<string>,
+  naming = false,
+): ScoredCandidate[] {
   const tokens = sentence.tokens;
   const matched = tokens.flatMap((token, index) => (token.term !== null && questionTerms.has(token.term) ? [index] : []));
   return findCandidates(sentence.text, tokens).flatMap((candidate) => {
@@ -74,7 +80,11 @@ export function scoreCandidates(sentence: RankedSentence, kind: AnswerKind, ques
     const repeated = inside.filter((token) => questionTerms.has(token.term!)).length;
     // A span made only of the question's words restates the question; it cannot be the answer.
     if (inside.length > 0 && repeated === inside.length) return [];
-    let score = SHAPE_FIT[kind][candidate.shape] - SPAN_WEIGHTS.distance * distanceToShared(candidate, matched) - SPAN_WEIGHTS.questionWord * repeated - lengthPenalty(candidate);
+    let score =
+      SHAPE_FIT[kind][candidate.shape] -
+      SPAN_WEIGHTS.distance * distanceToShared(candidate, matched) -
+      SPAN_WEIGHTS.questionWord * repeated -
+      lengthPenalty(candidate);
     const after = tokens[candidate.end];
     const before = tokens[candidate.start - 1];
     if (after?.term != null && focus.has(after.term)) score += SPAN_WEIGHTS.focusNeighbour;

@@ -68,7 +68,8 @@ export function rankSentences(passages: readonly Passage[], analysis: QuestionAn
       const sequence = entry.tokens.flatMap((token) => (token.term === null ? [] : [token.term]));
       for (const [first, second] of pairs) {
         if (entry.topic.has(first) && entry.topic.has(second)) continue;
-        if (sequence.some((term, index) => term === first && sequence[index + 1] === second)) score += RANKING_WEIGHTS.orderedPair * (idf(first) + idf(second)) / 2;
+        if (sequence.some((term, index) => term === first && sequence[index + 1] === second))
+          score += (RANKING_WEIGHTS.orderedPair * (idf(first) + idf(second))) / 2;
       }
       score -= RANKING_WEIGHTS.pageRank * entry.pageRank;
       return { text: entry.text, tokens: entry.tokens, score };

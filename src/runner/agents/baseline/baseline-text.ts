@@ -36,20 +36,35 @@ export function contentTerms(text: string): string[] {
   return [...new Set(tokenize(text).flatMap((token) => (token.term === null ? [] : [token.term])))];
 }
 
-const ABBREVIATION = /\b(?:[A-Z]|Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|No|vs|etc|e\.g|i\.e|c|ca|approx|U\.S|U\.K|Inc|Ltd|Co|Corp|Mt|Ft|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$/;
+const ABBREVIATION =
+  /\b(?:[A-Z]|Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|No|vs|etc|e\.g|i\.e|c|ca|approx|U\.S|U\.K|Inc|Ltd|Co|Corp|Mt|Ft|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$/;
 
 /** Paragraphs on blank lines, then sentences on . ! ? followed by a capital, digit or quote, skipping abbreviations. */
 export function splitSentences(text: string): string[][] {
   return text
     .split(/\n\s*\n/)
-    .map((paragraph) => paragraph.replace(/^#+\s.*$/gm, '').replace(/\s+/g, ' ').trim())
+    .map((paragraph) =>
+      paragraph
+        .replace(/^#+\s.*$/gm, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter((paragraph) => paragraph !== '')
     .map((paragraph) => {
       const sentences: string[] = [];
       let start = 0;
       for (const match of paragraph.matchAll(/[.!?]["')\]]?\s+(?=["'([]?[\p{Lu}\p{N}])/gu)) {
         const end = match.index + match[0].trimEnd().length;
-        if (ABBREVIATION.test(paragraph.slice(Math.max(start, end - 8), end).trim().split(' ').at(-1) ?? '')) continue;
+        if (
+          ABBREVIATION.test(
+            paragraph
+              .slice(Math.max(start, end - 8), end)
+              .trim()
+              .split(' ')
+              .at(-1) ?? '',
+          )
+        )
+          continue;
         sentences.push(paragraph.slice(start, end).trim());
         start = match.index + match[0].length;
       }

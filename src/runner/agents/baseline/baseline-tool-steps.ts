@@ -29,7 +29,11 @@ export class ToolSteps {
   async step(calls: readonly PlannedCall[], content: string | null = null): Promise<ToolOutcome[]> {
     this.abortSignal.throwIfAborted();
     const turn = this.recorder.startTurn();
-    const requests: ToolCallRequest[] = calls.map((call, index) => ({ id: `call_${turn}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+    const requests: ToolCallRequest[] = calls.map((call, index) => ({
+      id: `call_${turn}_${index}`,
+      type: 'function',
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
     this.recorder.message({ role: 'assistant', content, tool_calls: requests });
     const outcomes: ToolOutcome[] = [];
     for (const request of requests) {

@@ -49,17 +49,21 @@ export class BaselineWikiAgent implements Agent {
   /** The top page, and the next ones only while their search score stays close to it. */
   private pagesToRead(results: PageResult[]): PageResult[] {
     const topScore = results[0]?.score;
-    return results.slice(0, this.options.maxPages).filter((result, index) => index === 0 || topScore === undefined || result.score === undefined || result.score >= this.options.relativeScore * topScore);
+    return results
+      .slice(0, this.options.maxPages)
+      .filter((result, index) => index === 0 || topScore === undefined || result.score === undefined || result.score >= this.options.relativeScore * topScore);
   }
 
   private async readSections(steps: ToolSteps, pages: PageResult[]): Promise<Passage[]> {
     const listings = await steps.step(pages.map((page) => ({ name: 'view_sections', args: { page_id: page.pageId } })));
     // A page whose sections cannot be listed is read whole instead.
-    const reads = pages.flatMap((page, pageRank) => {
-      const sections = sectionEntries(listings[pageRank]!);
-      const ids = sections.length > 0 ? sections.map((section) => section.sectionId) : [`${page.pageId}:full`];
-      return ids.map((sectionId) => ({ sectionId, pageRank, title: page.title }));
-    }).slice(0, this.options.maxSectionReads);
+    const reads = pages
+      .flatMap((page, pageRank) => {
+        const sections = sectionEntries(listings[pageRank]!);
+        const ids = sections.length > 0 ? sections.map((section) => section.sectionId) : [`${page.pageId}:full`];
+        return ids.map((sectionId) => ({ sectionId, pageRank, title: page.title }));
+      })
+      .slice(0, this.options.maxSectionReads);
     const outcomes = await steps.step(reads.map((read) => ({ name: 'read_section', args: { section_id: read.sectionId } })));
     return reads.map((read, index) => ({ text: sectionText(outcomes[index]!), pageRank: read.pageRank, title: read.title }));
   }

@@ -24,7 +24,16 @@ export function searchResults(outcome: ToolOutcome): PageResult[] {
   if (listed !== undefined) {
     return listed.flatMap((item) => {
       const pageId = stringField(item, ['page_id', 'pageId', 'id']);
-      return pageId === undefined ? [] : [{ pageId, title: stringField(item, ['title']) ?? pageId, score: numberField(item, ['score']), snippet: stringField(item, ['snippet', 'text']) ?? '' }];
+      return pageId === undefined
+        ? []
+        : [
+            {
+              pageId,
+              title: stringField(item, ['title']) ?? pageId,
+              score: numberField(item, ['score']),
+              snippet: stringField(item, ['snippet', 'text']) ?? '',
+            },
+          ];
     });
   }
   return idsInText(outcome.text, 'page_id').map((pageId) => ({ pageId, title: pageId, score: undefined, snippet: '' }));

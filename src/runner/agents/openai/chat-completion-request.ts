@@ -49,7 +49,12 @@ export async function requestChatCompletion(client: ModelHttpClient, body: Recor
   }
 }
 
-async function attemptOnce(client: ModelHttpClient, request: { url: URL; headers: Record<string, string>; body: unknown }, timeoutMs: number, abortSignal: AbortSignal): Promise<{ body: unknown } | { failure: ModelAttemptFailure }> {
+async function attemptOnce(
+  client: ModelHttpClient,
+  request: { url: URL; headers: Record<string, string>; body: unknown },
+  timeoutMs: number,
+  abortSignal: AbortSignal,
+): Promise<{ body: unknown } | { failure: ModelAttemptFailure }> {
   // A controller per attempt (not AbortSignal.any) so the listener on the long-lived rollout signal is removed after each attempt.
   const attemptController = new AbortController();
   let timedOut = false;

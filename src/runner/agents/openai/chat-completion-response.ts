@@ -27,7 +27,9 @@ export function readChatCompletion(body: unknown, turn: number): ModelTurn {
   const choice = asRecord(Array.isArray(completion?.['choices']) ? completion['choices'][0] : undefined);
   const message = asRecord(choice?.['message']);
   if (!completion || !choice || !message) {
-    throw new CorralError('MODEL_ERR_BAD_RESPONSE', `model endpoint sent something that is not a chat completion: ${preview(body)}`, { details: { status: 200 } });
+    throw new CorralError('MODEL_ERR_BAD_RESPONSE', `model endpoint sent something that is not a chat completion: ${preview(body)}`, {
+      details: { status: 200 },
+    });
   }
   const rawCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
   const toolCalls = rawCalls.map((call, index) => toolCallRequest(call, turn, index));
@@ -37,7 +39,14 @@ export function readChatCompletion(body: unknown, turn: number): ModelTurn {
   const reasoning = message['reasoning_content'] ?? message['reasoning'];
   if (typeof reasoning === 'string' && reasoning !== '') assistant.reasoning_content = reasoning;
   const finishReason = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : null;
-  return { message: assistant, toolCalls, finishReason, truncated: finishReason === 'length', usage: tokenUsage(completion['usage']), tokens: turnTokens(completion, choice) };
+  return {
+    message: assistant,
+    toolCalls,
+    finishReason,
+    truncated: finishReason === 'length',
+    usage: tokenUsage(completion['usage']),
+    tokens: turnTokens(completion, choice),
+  };
 }
 
 function toolCallRequest(value: unknown, turn: number, index: number): ToolCallRequest {
@@ -68,7 +77,11 @@ function tokenUsage(value: unknown): TokenUsage | null {
   const usage = asRecord(value);
   if (!usage || typeof usage['prompt_tokens'] !== 'number' || typeof usage['completion_tokens'] !== 'number') return null;
   const cached = asRecord(usage['prompt_tokens_details'])?.['cached_tokens'];
-  return { prompt_tokens: usage['prompt_tokens'], completion_tokens: usage['completion_tokens'], ...(typeof cached === 'number' ? { cached_tokens: cached } : {}) };
+  return {
+    prompt_tokens: usage['prompt_tokens'],
+    completion_tokens: usage['completion_tokens'],
+    ...(typeof cached === 'number' ? { cached_tokens: cached } : {}),
+  };
 }
 
 function numbers(value: unknown): number[] | undefined {
@@ -80,6 +93,6 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 }
 
 function preview(body: unknown): string {
-  const text = typeof body === 'string' ? body : JSON.stringify(body) ?? String(body);
+  const text = typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body));
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

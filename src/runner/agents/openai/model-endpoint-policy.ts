@@ -58,14 +58,20 @@ export class ModelEndpointPolicy implements ConnectionGuard {
   refusal(hostname: string, address: string): string | null {
     if (this.allowedHosts.has(bare(hostname)) || this.allowedAddresses.check(address, family(address))) return null;
     if (!this.allowAll) return 'it is not in server.modelEndpointAllowlist';
-    if (this.options.refuseInternal && INTERNAL.check(address, family(address))) return 'loopback, link-local and unspecified addresses are refused on a server bound beyond 127.0.0.1 (server.modelEndpointAllowlist can allow them)';
+    if (this.options.refuseInternal && INTERNAL.check(address, family(address)))
+      return 'loopback, link-local and unspecified addresses are refused on a server bound beyond 127.0.0.1 (server.modelEndpointAllowlist can allow them)';
     return null;
   }
 
   /** Throws MODEL_ERR_ENDPOINT_REFUSED when any address `url`'s host resolves to is refused; a name that does not resolve passes (the run reports it). */
   async assertAllowed(url: URL): Promise<void> {
     const hostname = bare(url.hostname);
-    const addresses = isIP(hostname) ? [hostname] : await dnsLookupAsync(hostname, { all: true, verbatim: true }).then((found) => found.map((entry) => entry.address), () => []);
+    const addresses = isIP(hostname)
+      ? [hostname]
+      : await dnsLookupAsync(hostname, { all: true, verbatim: true }).then(
+          (found) => found.map((entry) => entry.address),
+          () => [],
+        );
     for (const address of addresses) {
       const reason = this.refusal(hostname, address);
       if (reason) throw refused(url.hostname, reason);
@@ -94,9 +100,14 @@ export class ModelEndpointPolicy implements ConnectionGuard {
 }
 
 function refused(hostname: string, reason: string): CorralError {
-  return new CorralError('MODEL_ERR_ENDPOINT_REFUSED', `model.base_url: host ${hostname} is not an allowed model endpoint on this server: ${reason}`, { details: { field: 'model.base_url' } });
+  return new CorralError('MODEL_ERR_ENDPOINT_REFUSED', `model.base_url: host ${hostname} is not an allowed model endpoint on this server: ${reason}`, {
+    details: { field: 'model.base_url' },
+  });
 }
 
 function invalidEntry(entry: string): CorralError {
-  return new CorralError('CFG_ERR_INVALID', `server.modelEndpointAllowlist: '${entry}' is not a host name (without port), an IP address or a CIDR (e.g. 10.0.0.0/8)`);
+  return new CorralError(
+    'CFG_ERR_INVALID',
+    `server.modelEndpointAllowlist: '${entry}' is not a host name (without port), an IP address or a CIDR (e.g. 10.0.0.0/8)`,
+  );
 }

@@ -25,10 +25,16 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 /** An answer with a non-2xx status: retryable for 429, 408 and 5xx, named for context overflows. */
 export function classifyHttpFailure(status: number, headers: Headers, text: string): ModelAttemptFailure {
   const { message: said, code: errorCode } = upstreamError(text);
-  const common = { status, message: `${status} ${said ?? 'status code (no body)'}`, requestId: headers.get('x-request-id') ?? undefined, cause: new Error(text.slice(0, 2_000)) };
+  const common = {
+    status,
+    message: `${status} ${said ?? 'status code (no body)'}`,
+    requestId: headers.get('x-request-id') ?? undefined,
+    cause: new Error(text.slice(0, 2_000)),
+  };
   if (status === 429) return { ...common, code: 'MODEL_ERR_RATE_LIMITED', retryable: true, retryAfterMs: retryAfterMs(headers) };
   if (status === 408 || status >= 500) return { ...common, code: 'MODEL_ERR_SERVER', retryable: true, retryAfterMs: retryAfterMs(headers) };
-  if ((status === 400 || status === 413) && (errorCode === 'context_length_exceeded' || CONTEXT_LENGTH_PATTERN.test(said ?? ''))) return { ...common, code: 'MODEL_ERR_CONTEXT_LENGTH', retryable: false };
+  if ((status === 400 || status === 413) && (errorCode === 'context_length_exceeded' || CONTEXT_LENGTH_PATTERN.test(said ?? '')))
+    return { ...common, code: 'MODEL_ERR_CONTEXT_LENGTH', retryable: false };
   return { ...common, code: 'MODEL_ERR_HTTP', retryable: false };
 }
 
@@ -39,7 +45,8 @@ export function classifyModelError(error: unknown, timedOut: boolean): ModelAtte
   }
   // A connection refused by the endpoint policy (inside the socket's lookup), in case a layer wraps it.
   const cause = (error as { cause?: unknown } | undefined)?.cause;
-  if (CorralError.hasCode(cause, 'MODEL_ERR_ENDPOINT_REFUSED')) return { code: 'MODEL_ERR_ENDPOINT_REFUSED', retryable: false, message: cause.message, cause: error };
+  if (CorralError.hasCode(cause, 'MODEL_ERR_ENDPOINT_REFUSED'))
+    return { code: 'MODEL_ERR_ENDPOINT_REFUSED', retryable: false, message: cause.message, cause: error };
   const code = (error as { code?: unknown } | undefined)?.code;
   if (timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code))) {
     return { code: 'MODEL_ERR_TIMEOUT', retryable: true, message: 'model request timed out', cause: error };
@@ -50,7 +57,12 @@ export function classifyModelError(error: unknown, timedOut: boolean): ModelAtte
   }
   // Socket errors (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET for a connection dropped mid-body, ENOTFOUND).
   if (typeof code === 'string' || error instanceof TypeError) {
-    return { code: 'MODEL_ERR_CONNECTION', retryable: true, message: `connection to the model endpoint failed: ${error instanceof Error ? error.message : String(error)}`, cause: error };
+    return {
+      code: 'MODEL_ERR_CONNECTION',
+      retryable: true,
+      message: `connection to the model endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    };
   }
   return { code: 'MODEL_ERR_BAD_RESPONSE', retryable: false, message: error instanceof Error ? error.message : String(error), cause: error };
 }
@@ -69,7 +81,16 @@ function upstreamError(text: string): { message?: string; code?: string } {
   if (typeof body !== 'object' || body === null) return { message: text.slice(0, 2_000) };
   const record = body as { error?: unknown; message?: unknown; detail?: unknown; code?: unknown };
   const inner = typeof record.error === 'object' && record.error !== null ? (record.error as { message?: unknown; code?: unknown }) : record;
-  const message = typeof inner.message === 'string' ? inner.message : typeof record.error === 'string' ? record.error : record.detail === undefined ? undefined : typeof record.detail === 'string' ? record.detail : JSON.stringify(record.detail);
+  const message =
+    typeof inner.message === 'string'
+      ? inner.message
+      : typeof record.error === 'string'
+        ? record.error
+        : record.detail === undefined
+          ? undefined
+          : typeof record.detail === 'string'
+            ? record.detail
+            : JSON.stringify(record.detail);
   return { message, code: typeof inner.code === 'string' ? inner.code : undefined };
 }
 
@@ -78,7 +99,13 @@ export function toModelError(failure: ModelAttemptFailure, context: { attempts: 
   const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
   return new CorralError(failure.code, `model ${context.model} at ${context.baseURL} failed${status}${tried}: ${failure.message}`, {
     cause: failure.cause,
-    details: { status: failure.status ?? null, attempts: context.attempts, model: context.model, baseURL: context.baseURL, requestId: failure.requestId ?? null },
+    details: {
+      status: failure.status ?? null,
+      attempts: context.attempts,
+      model: context.model,
+      baseURL: context.baseURL,
+      requestId: failure.requestId ?? null,
+    },
   });
 }
 

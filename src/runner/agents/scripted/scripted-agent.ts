@@ -47,7 +47,8 @@ export class ScriptedAgent implements Agent {
         type: 'function',
         function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
       }));
-      const message: AssistantMessage = calls.length > 0 ? { role: 'assistant', content: step.content ?? null, tool_calls: calls } : { role: 'assistant', content: step.content ?? null };
+      const message: AssistantMessage =
+        calls.length > 0 ? { role: 'assistant', content: step.content ?? null, tool_calls: calls } : { role: 'assistant', content: step.content ?? null };
       recorder.message(message);
       await executeToolCalls({ recorder, tools: input.tools, calls, turn, abortSignal });
     }

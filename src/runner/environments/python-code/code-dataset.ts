@@ -18,7 +18,11 @@ export function detectCodeFormat(record: DatasetRecord, path: string): CodeProbl
   if ('canonical_solution' in record && 'entry_point' in record) return 'humaneval';
   if ('text' in record && 'code' in record && 'test_list' in record) return 'mbpp';
   if ('prompt' in record && 'code' in record && 'test_list' in record) return 'mbpp-sanitized';
-  throw new CorralError('ENV_ERR_DATASET_INVALID', `${path}: unknown code dataset format (expected HumanEval, MBPP or sanitized MBPP records; got fields ${Object.keys(record).join(', ')})`, { details: { path } });
+  throw new CorralError(
+    'ENV_ERR_DATASET_INVALID',
+    `${path}: unknown code dataset format (expected HumanEval, MBPP or sanitized MBPP records; got fields ${Object.keys(record).join(', ')})`,
+    { details: { path } },
+  );
 }
 
 export function loadCodeProblems(path: string): Example[] {

@@ -19,6 +19,14 @@ export function humanEvalExample(record: DatasetRecord, where: string): Example 
     ].join('\n'),
     // The upstream harness runs prompt + completion, so the reference program is the same concatenation.
     answer: prompt + requireString(record, 'canonical_solution', where),
-    info: { format: 'humaneval', task_id: taskId, entry_point: entryPoint, tests: requireString(record, 'test', where), test_imports: [], test_setup_code: '', stub: `${prompt.trimEnd()}\n    pass\n` },
+    info: {
+      format: 'humaneval',
+      task_id: taskId,
+      entry_point: entryPoint,
+      tests: requireString(record, 'test', where),
+      test_imports: [],
+      test_setup_code: '',
+      stub: `${prompt.trimEnd()}\n    pass\n`,
+    },
   };
 }

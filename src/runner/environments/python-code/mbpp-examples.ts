@@ -18,7 +18,16 @@ export function mbppExample(record: DatasetRecord, where: string, format: 'mbpp'
   const signature = new RegExp(`^[ \\t]*def\\s+${entryPoint}\\s*\\([^)]*\\)[^:]*:`, 'm').exec(code)?.[0]?.trim();
   return {
     id: `${format}/${taskId}`,
-    prompt: [description.trim(), '', 'Your function must work with tests like this one:', '```python', tests[0]!, '```', '', 'Write your solution to solution.py.'].join('\n'),
+    prompt: [
+      description.trim(),
+      '',
+      'Your function must work with tests like this one:',
+      '```python',
+      tests[0]!,
+      '```',
+      '',
+      'Write your solution to solution.py.',
+    ].join('\n'),
     answer: code,
     info: {
       format,

@@ -23,7 +23,7 @@ export interface PythonCodeSettings {
 export function createPythonCodeEnvironment(settings: PythonCodeSettings = {}): Environment {
   return defineEnvironment({
     name: 'python-code',
-    description: 'HumanEval / MBPP problems: write solution.py in the sandbox; reward 1 when the problem\'s tests pass.',
+    description: "HumanEval / MBPP problems: write solution.py in the sandbox; reward 1 when the problem's tests pass.",
     toolsets: ['python', 'shell', 'files'],
     dataset: codeDataset,
     rubric: [testsPassRubric({ timeoutSeconds: settings.testTimeoutSeconds ?? 30 }), toolCallCountMetric, turnCountMetric],

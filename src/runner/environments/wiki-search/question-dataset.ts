@@ -16,7 +16,8 @@ export function loadQuestions(path: string): Example[] {
     const question = requireString(record, 'question', where);
     const answers = stringList(record.answers);
     const answer = typeof record.answer === 'string' ? record.answer : answers[0];
-    if (answer === undefined) throw new CorralError('ENV_ERR_DATASET_INVALID', `${where}: needs "answer" or a non-empty "answers"`, { details: { path, line: index + 1 } });
+    if (answer === undefined)
+      throw new CorralError('ENV_ERR_DATASET_INVALID', `${where}: needs "answer" or a non-empty "answers"`, { details: { path, line: index + 1 } });
     const info: Record<string, unknown> = { answers: answers.length > 0 ? answers : [answer] };
     if (typeof record.page_id === 'string') info.page_id = record.page_id;
     if (typeof record.title === 'string') info.title = record.title;

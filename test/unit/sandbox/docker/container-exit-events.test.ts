@@ -7,7 +7,9 @@ function fakeDocker() {
   const stream = new PassThrough();
   const docker = { getEvents: async () => stream } as unknown as Docker;
   const emit = (action: string, id: string, exitCode?: number) =>
-    stream.write(`${JSON.stringify({ Type: 'container', Action: action, Actor: { ID: id, Attributes: exitCode === undefined ? {} : { exitCode: String(exitCode) } } })}\n`);
+    stream.write(
+      `${JSON.stringify({ Type: 'container', Action: action, Actor: { ID: id, Attributes: exitCode === undefined ? {} : { exitCode: String(exitCode) } } })}\n`,
+    );
   return { docker, stream, emit };
 }
 

@@ -10,9 +10,7 @@ describe('containerCreateOptions', () => {
     const options = containerCreateOptions(spec, values);
     // The agent is root with three capabilities; user code runs as 1000:1000 (--run-as), out of reach of the agent.
     expect(options.User).toBe('0:0');
-    expect(options.Cmd).toEqual([
-      'python3', '-u', '/opt/corral/agent/agent.py', '--workspace', '/workspace', '--deadline-ms', '42', '--run-as', '1000:1000',
-    ]);
+    expect(options.Cmd).toEqual(['python3', '-u', '/opt/corral/agent/agent.py', '--workspace', '/workspace', '--deadline-ms', '42', '--run-as', '1000:1000']);
     expect(options.OpenStdin).toBe(true);
     expect(options.StdinOnce).toBe(true);
     expect(options.HostConfig).toMatchObject({
