@@ -5,6 +5,7 @@
 import { ProtocolError, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backendAvailable } from '../helpers/backend-gate.js';
+import { agentSeeingMarker, processesSeeingMarker } from '../helpers/host-processes.js';
 import { callTool, connectHttp, textOf } from '../helpers/mcp-clients.js';
 import { type TestServer, startTestServer } from '../helpers/mcp-test-server.js';
 import { cites } from './mcp-requirements.js';
@@ -140,8 +141,15 @@ describe.skipIf(!processBackend)('MCP over Streamable HTTP, process backend', ()
   it(`reports a sandbox that died as a JSON-RPC error, then starts a fresh one ${cites('ERR-INFRA')}`, async () => {
     const { client } = await open();
     await callTool(client, 'python', { code: 'kept = 1' });
-    // $PPID of a bash command is the in-sandbox agent: killing it kills the sandbox, not the host.
-    const died = await client.callTool({ name: 'bash', arguments: { command: 'kill -KILL $PPID; sleep 5' } }).catch((error: unknown) => error);
+    const marker = `died-${process.pid}-${Date.now()}`;
+    await callTool(client, 'write_file', { path: marker, content: 'x' });
+    // User code cannot reach its agent any more, so the host kills it mid-call, as a crash or the OOM killer would.
+    const pending = client.callTool({ name: 'bash', arguments: { command: 'sleep 31337' } }).catch((error: unknown) => error);
+    await expect.poll(() => processesSeeingMarker(marker).some((found) => found.argv.includes('31337')), { timeout: 10_000 }).toBe(true);
+    const agent = agentSeeingMarker(marker);
+    expect(agent).toBeDefined();
+    process.kill(agent!.pid, 'SIGKILL');
+    const died = await pending;
     expect(died).toBeInstanceOf(ProtocolError);
     expect((died as ProtocolError).code).toBe(-32603);
     expect((died as ProtocolError).data).toMatchObject({ audience: 'infrastructure' });

@@ -232,7 +232,8 @@ describe.skipIf(!processBackend)('model timeouts, through the RolloutService com
   });
 
   it("times out each attempt, retries, then records boundary 'model' with MODEL_ERR_TIMEOUT; the sibling is fine", async () => {
-    const service = createRolloutService({ runtime, dataDir: undefined });
+    // Bound to loopback like a local server, so the scripted model on 127.0.0.1 is an allowed endpoint.
+    const service = createRolloutService({ runtime, dataDir: undefined, server: { host: '127.0.0.1' } });
     const request = rolloutRequestSchema.parse({
       env: 'wiki-search',
       examples: [
