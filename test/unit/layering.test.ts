@@ -49,6 +49,14 @@ describe('layering', () => {
     ]);
   });
 
+  it('test/unit mirrors src/: every folder of unit tests names a folder of src/', () => {
+    const unitRoot = join(ROOT, 'test/unit');
+    const unitFolders = readdirSync(unitRoot, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${relative(unitRoot, join(entry.parentPath, entry.name)).split(sep).join('/')}/`);
+    expect(unitFolders.filter((folder) => !sourceFolders(SRC).includes(folder))).toEqual([]);
+  });
+
   it('the public seam uses named exports only', () => {
     expect(readFileSync(join(SRC, 'index.ts'), 'utf8')).not.toMatch(/export \*/);
   });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { CorralError } from '../../../../src/core/errors.js';
+import { builtInEnvironments, loadEnvironment } from '../../../../src/runner/environments/index.js';
+
+const fixtures = new URL('../../../fixtures/runner/', import.meta.url).pathname;
+
+async function failure(promise: Promise<unknown>): Promise<CorralError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CorralError.isInstance(error)) throw new Error(`expected a CorralError, got ${String(error)}`);
+  return error;
+}
+
+describe('loadEnvironment', () => {
+  it('returns the built-ins by name', async () => {
+    expect(Object.keys(builtInEnvironments).sort()).toEqual(['python-code', 'wiki-search']);
+    expect((await loadEnvironment('wiki-search')).name).toBe('wiki-search');
+    expect((await loadEnvironment('python-code')).toolsets).toEqual(['python', 'shell', 'files']);
+  });
+
+  it("loads a user's module whose default export was made with defineEnvironment", async () => {
+    const environment = await loadEnvironment(`${fixtures}user-environment.ts`);
+    expect(environment.name).toBe('echo-user');
+    expect(environment.maxTurns).toBe(10);
+    expect(await environment.dataset({ args: {}, dataDir: undefined })).toEqual([{ id: 'e1', prompt: 'hello', answer: 'hello' }]);
+  });
+
+  it('says what exists when the name is neither a built-in nor a file', async () => {
+    const error = await failure(loadEnvironment('./no/such/env.ts'));
+    expect(error.code).toBe('ENV_ERR_NOT_FOUND');
+    expect(error.message).toContain('wiki-search');
+    expect(error.message).toContain('no/such/env.ts');
+  });
+
+  it.each([
+    ['not-an-environment.ts', /not a valid Environment/],
+    ['no-default-export.ts', /no default export/],
+    ['broken-module.ts', /fails on purpose/],
+  ])('rejects %s with ENV_ERR_INVALID_MODULE', async (file, message) => {
+    const error = await failure(loadEnvironment(`${fixtures}${file}`));
+    expect(error.code).toBe('ENV_ERR_INVALID_MODULE');
+    expect(error.message).toMatch(message);
+  });
+});
