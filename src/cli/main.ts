@@ -10,11 +10,12 @@ import { registerImagesCommand } from './commands/images.js';
 import { registerMcpCommand } from './commands/mcp-stdio.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTasksCommand } from './commands/tasks.js';
+import { corralVersion } from '../core/project-root.js';
 
 export function buildProgram(): Command {
   const program = new Command('corral')
     .description('Environment tools as MCP servers backed by pooled sandboxes, and a runner for scored trajectories.')
-    .version('0.1.0')
+    .version(corralVersion())
     .showHelpAfterError()
     .addHelpText('after', environmentHelp());
   registerDoctorCommand(program);

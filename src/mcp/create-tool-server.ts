@@ -13,9 +13,10 @@ import type { ToolSandboxes } from './lazy-sandboxes.js';
 import { errorCodeOf, toProtocolError } from './protocol-error-mapping.js';
 import { type SandboxKind, sandboxKindFor } from './sandbox-source.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
+import { corralVersion } from '../core/project-root.js';
 
 export const SERVER_NAME = 'corral';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = corralVersion();
 /** `_meta` key carrying each tool's schema version in tools/list. */
 export const TOOL_SCHEMA_VERSION_META_KEY = 'dev.corral/tool-schema-version';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { CorralError } from '../../core/errors.js';
-import { projectRoot } from '../../sandbox/docker/project-root.js';
+import { projectRoot } from '../../core/project-root.js';
 
 /** What benchmarks/bench-command.ts exports; typed here so that compiling src/ never pulls benchmarks/ in. */
 interface BenchmarksModule {

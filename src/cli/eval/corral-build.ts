@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { corralVersion, projectRoot } from '../../sandbox/docker/project-root.js';
+import { corralVersion, projectRoot } from '../../core/project-root.js';
 
 export function corralBuild(): { corral_version: string; git_commit: string | null } {
   return { corral_version: corralVersion(), git_commit: gitCommit() };

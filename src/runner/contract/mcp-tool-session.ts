@@ -6,12 +6,13 @@ import { Client, ProtocolError, type Transport } from '@modelcontextprotocol/cli
 import { sharedSchemaValidator } from './shared-schema-validator.js';
 import type { ToolInfo, ToolOutcome } from './tool-access.js';
 import type { ToolSession } from './tool-session.js';
+import { corralVersion } from '../../core/project-root.js';
 
 export async function openMcpToolSession(
   transport: Transport,
   options: { abortSignal?: AbortSignal; onClose?: () => Promise<void> } = {},
 ): Promise<ToolSession> {
-  const client = new Client({ name: 'corral-runner', version: '0.1.0' }, { jsonSchemaValidator: sharedSchemaValidator });
+  const client = new Client({ name: 'corral-runner', version: corralVersion() }, { jsonSchemaValidator: sharedSchemaValidator });
   await client.connect(transport);
   let tools: ToolInfo[];
   try {

@@ -13,7 +13,7 @@ import { type DockerConnection, openDockerConnection } from './docker-connection
 import { describeDaemonError, errorMessage, isNoSuchImage } from './docker-errors.js';
 import { sandboxLabels } from './docker-labels.js';
 import { DockerSandboxHandle } from './docker-sandbox-handle.js';
-import { corralVersion } from './project-root.js';
+import { corralVersion } from '../../core/project-root.js';
 
 export interface DockerProviderOptions {
   /** Daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { projectRoot } from './project-root.js';
+import { projectRoot } from '../../core/project-root.js';
 
 /**
  * Bump when the offline builder changes what it puts in an image (stripping, users, layout), so existing
