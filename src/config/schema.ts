@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_SANDBOX_IMAGE, DEFAULT_SANDBOX_UID, DEFAULT_POOL_MAX } from '../core/sandbox-defaults.js';
 
 /** One strict schema per concern; defaults live here only. Units are in the names. */
 export const sandboxConfigSchema = z
@@ -7,15 +8,15 @@ export const sandboxConfigSchema = z
     backend: z.enum(['auto', 'docker', 'process']).default('auto'),
     /** Docker daemon socket; unset, a unix:// DOCKER_HOST, else /var/run/docker.sock (a default here would hide DOCKER_HOST). */
     dockerSocketPath: z.string().min(1).optional(),
-    image: z.string().default('corral/python:latest'),
+    image: z.string().default(DEFAULT_SANDBOX_IMAGE),
     minIdle: z.number().int().min(0).default(2),
-    max: z.number().int().min(1).default(256),
-    acquireTimeoutMs: z.number().int().positive().default(60_000),
+    max: z.number().int().min(1).default(DEFAULT_POOL_MAX),
+    acquireTimeoutMs: z.number().int().positive().default(DEFAULT_ACQUIRE_TIMEOUT_MS),
     reuse: z.enum(['destroy', 'reset']).default('destroy'),
     /** Idle sandboxes above minIdle are destroyed after waiting this long (a burst's leftovers); 0 keeps them. */
-    idleTimeoutMs: z.number().int().min(0).default(60_000),
-    /** uid (and gid) of process-backend sandboxes; never 0. Keep in step with DEFAULT_SANDBOX_UID (sandbox-identity.ts). */
-    sandboxUid: z.number().int().min(1).max(4_294_967_294).default(58_000),
+    idleTimeoutMs: z.number().int().min(0).default(DEFAULT_IDLE_TIMEOUT_MS),
+    /** uid (and gid) of process-backend sandboxes; never 0. */
+    sandboxUid: z.number().int().min(1).max(4_294_967_294).default(DEFAULT_SANDBOX_UID),
   })
   .strict();
 

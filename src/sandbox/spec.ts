@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stableHash } from '../core/stable-hash.js';
+import { DEFAULT_SANDBOX_IMAGE } from '../core/sandbox-defaults.js';
 
 export const BACKEND_NAMES = ['docker', 'process', 'isolate'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -12,7 +13,7 @@ export const sandboxSpecSchema = z
   .object({
     backend: z.enum(BACKEND_NAMES).default('process'),
     /** Docker image reference (docker backend only). */
-    image: z.string().min(1).default('corral/python:latest'),
+    image: z.string().min(1).default(DEFAULT_SANDBOX_IMAGE),
     memoryMiB: z.number().int().min(16).max(65536).default(512),
     /** CPU quota in cores (docker backend: NanoCpus; process backend: not enforced). */
     cpus: z.number().positive().max(64).default(1),

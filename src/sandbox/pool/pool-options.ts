@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { BackendName } from '../spec.js';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_POOL_MAX } from '../../core/sandbox-defaults.js';
 
 /** Pool limits. Defaults derive from the host so they are sane on a 2-core machine and scale on bigger ones. */
 export interface PoolOptions {
@@ -25,12 +26,12 @@ export function defaultPoolOptions(): PoolOptions {
   const cpus = availableParallelism();
   return {
     minIdle: 0,
-    max: Math.max(8, cpus * 64),
-    acquireTimeoutMs: 60_000,
+    max: DEFAULT_POOL_MAX,
+    acquireTimeoutMs: DEFAULT_ACQUIRE_TIMEOUT_MS,
     createConcurrency: { docker: Math.max(4, cpus * 2), process: Math.max(4, cpus * 2), isolate: Math.max(8, cpus * 4) },
     healthIntervalMs: 30_000,
     reapIntervalMs: 60_000,
     createBackoffMs: 1_000,
-    idleTimeoutMs: 60_000,
+    idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
   };
 }

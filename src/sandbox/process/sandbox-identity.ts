@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /** Default host and sandbox uid (and gid): no account on common distributions, outside the usual subuid ranges. */
-export const DEFAULT_SANDBOX_UID = 58_000;
+export { DEFAULT_SANDBOX_UID } from '../../core/sandbox-defaults.js';
 
 const SETPRIV_CANDIDATES = ['/usr/bin/setpriv', '/bin/setpriv'];
 
