@@ -3,16 +3,14 @@
  * flood of forged replies close the sandbox with SBX_ERR_PROTOCOL and never grow the buffer past its bound.
  * The real agent, for its part, never writes a line past the protocol limit.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorralError, type ErrorCode } from '../../../../src/core/errors.js';
-import { agentDirectoryPath } from '../../../../src/sandbox/agent-client/agent-directory.js';
 import { AgentConnection, MAX_BUFFERED_LINE_BYTES } from '../../../../src/sandbox/agent-client/agent-connection.js';
 import { JsonLineSplitter } from '../../../../src/sandbox/agent-client/json-line-splitter.js';
+import { type RealAgent, startRealAgent } from './agent-real-child.js';
 
 const MiB = 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'a'); // one buffer reused, so the test itself holds no 250 MiB
@@ -117,35 +115,16 @@ describe('AgentConnection bounds', () => {
 });
 
 describe('the real agent never writes a line past the protocol limit', () => {
-  const children: ChildProcessWithoutNullStreams[] = [];
-  const directories: string[] = [];
+  const agents: RealAgent[] = [];
   afterEach(() => {
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+    for (const agent of agents.splice(0)) agent.stop();
   });
 
   it('answers TOO_LARGE (SBX_ERR_OUTPUT_LIMIT) for a reply that would be too long, and keeps serving', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'corral-agent-limits-'));
-    directories.push(root);
-    const workspace = join(root, 'workspace');
-    mkdirSync(workspace);
     // 9 MiB of control characters: JSON escapes each as \u0001, so the utf8 reply would be 54 MiB.
-    writeFileSync(join(workspace, 'controls.txt'), Buffer.alloc(9 * MiB, 1));
-    const args = [
-      '-u',
-      '-B',
-      `${agentDirectoryPath()}/agent.py`,
-      '--workspace',
-      workspace,
-      '--process-scope',
-      'descendants',
-      '--scratch-dir',
-      join(root, 'none'),
-    ];
-    const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    children.push(child);
-    const connection = new AgentConnection({ writable: child.stdin, readable: child.stdout, sandboxId: 'sbx_real', backend: 'process', workspace });
-    await connection.ready({ timeoutMs: 20_000 });
+    const agent = await startRealAgent({ prepare: (workspace) => writeFileSync(join(workspace, 'controls.txt'), Buffer.alloc(9 * MiB, 1)) });
+    agents.push(agent);
+    const { connection } = agent;
     expect(await codeOf(connection.session.files.read({ path: 'controls.txt' }))).toBe('SBX_ERR_OUTPUT_LIMIT');
     expect(connection.closed).toBe(false);
     expect((await connection.session.exec({ command: 'echo still here' })).stdout).toBe('still here\n');

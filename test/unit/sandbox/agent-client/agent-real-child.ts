@@ -13,10 +13,12 @@ export interface RealAgent {
   stop(): void;
 }
 
-export async function startRealAgent(): Promise<RealAgent> {
+/** `prepare` fills the workspace before the agent starts (it sees those files from its first call). */
+export async function startRealAgent(options: { prepare?: (workspace: string) => void } = {}): Promise<RealAgent> {
   const root = mkdtempSync(join(tmpdir(), 'corral-agent-unit-'));
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
+  options.prepare?.(workspace);
   const args = [
     '-u',
     '-B',
