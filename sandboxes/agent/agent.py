@@ -45,7 +45,10 @@ class Agent:
         self.workspace = os.path.abspath(options.workspace)
         self.process_scope = options.process_scope
         # /dev/mqueue: POSIX message queues are files too, and must not outlive an episode either.
-        scratch = options.scratch_dir if options.scratch_dir is not None else ["/tmp", "/dev/shm", "/dev/mqueue"]
+        # The shared scratch places are wiped on reset only inside a sandbox's own mount namespace: an agent run
+        # unsandboxed (descendants scope) without --scratch-dir would otherwise empty the host's /tmp.
+        default_scratch = ["/tmp", "/dev/shm", "/dev/mqueue"] if options.process_scope == "namespace" else []
+        scratch = options.scratch_dir if options.scratch_dir is not None else default_scratch
         self.scratch_dirs = [path for path in scratch if os.path.isdir(path)]
         wiped = [self.workspace, *self.scratch_dirs]
         self.directory_modes = {path: stat.S_IMODE(os.stat(path).st_mode) for path in wiped}
