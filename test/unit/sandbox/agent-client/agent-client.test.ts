@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CorralError, type ErrorCode } from '../../../../src/core/errors.js';
+import type { CorralError } from '../../../../src/core/errors.js';
 import { agentDirectoryPath } from '../../../../src/sandbox/agent-client/agent-directory.js';
+import { codeOf } from './error-code-of.js';
 import { AgentConnection, HOST_MARGIN_MS } from '../../../../src/sandbox/agent-client/agent-connection.js';
 
 /** A connection wired to in-memory streams; `requests` collects what the host sent, `reply` plays the agent. */
@@ -21,16 +22,6 @@ function fakeAgent() {
   const reply = (message: unknown) => fromAgent.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   const lastId = () => Number(requests.at(-1)?.id);
   return { connection, requests, reply, lastId, fromAgent };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'resolved'> {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (error) {
-    if (!CorralError.isInstance(error)) throw error;
-    return error.code;
-  }
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -7,24 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CorralError, type ErrorCode } from '../../../../src/core/errors.js';
+import { CorralError } from '../../../../src/core/errors.js';
 import { AgentConnection, MAX_BUFFERED_LINE_BYTES } from '../../../../src/sandbox/agent-client/agent-connection.js';
+import { codeOf } from './error-code-of.js';
 import { JsonLineSplitter } from '../../../../src/sandbox/agent-client/json-line-splitter.js';
 import { type RealAgent, startRealAgent } from './agent-real-child.js';
 
 const MiB = 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'a'); // one buffer reused, so the test itself holds no 250 MiB
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'resolved'> {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (error) {
-    if (!CorralError.isInstance(error)) throw error;
-    return error.code;
-  }
-}
 
 async function readyFakeAgent() {
   const toAgent = new PassThrough();
