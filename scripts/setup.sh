@@ -16,6 +16,9 @@ command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 /usr/bin/python3 -c 'import setuptools, wheel, pip' >/dev/null 2>&1 || missing+=(python3-pip python3-setuptools python3-wheel)
 # The run viewer's browser tests drive Debian's chromium headless (test/e2e/viewer-browser.test.ts).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The durable queue's tests and bench (issue 15): Redis, and `ip netns`/`tc` for the multi-host network-namespace tests.
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq
@@ -32,6 +35,16 @@ if ! docker info >/dev/null 2>&1; then
   fi
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /var/log/corral-dockerd.log" >&2; exit 1; }
+fi
+
+# A Redis on loopback for the queue (started by hand, not as a systemd service: CI machines may not run systemd).
+# Tests that need isolation start their own redis-server on a private port in a temp dir.
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "setup: starting redis-server on 127.0.0.1:6379"
+  as_root mkdir -p /var/lib/corral-redis
+  as_root redis-server --bind 127.0.0.1 --port 6379 --dir /var/lib/corral-redis --daemonize yes --logfile /var/log/corral-redis.log
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.5; done
+  redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "setup: redis-server did not start; see /var/log/corral-redis.log" >&2; exit 1; }
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
