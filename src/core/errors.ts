@@ -330,6 +330,36 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A run viewer API query parameter is missing or malformed (answered 400 with the parameter named).',
   },
+  QUEUE_ERR_REDIS_URL: {
+    audience: 'caller',
+    transient: false,
+    doc: '--redis / --queue is not a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379).',
+  },
+  QUEUE_ERR_REDIS_UNREACHABLE: {
+    audience: 'infrastructure',
+    transient: true,
+    doc: 'The queue\'s Redis server did not answer (not running, wrong address, or cut off); the message names the URL without its password.',
+  },
+  QUEUE_ERR_INVALID_JOB: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A queued rollout job or a stored result failed validation (written by another corral version, or corrupted); the job fails instead of running.',
+  },
+  QUEUE_ERR_NO_ENVIRONMENT: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A worker received a rollout of an environment it does not hold (placement routes by environment name, so a mismatch means the worker --env list and the queue disagree); the rollout errors.',
+  },
+  QUEUE_ERR_UNSUPPORTED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'This run cannot go through the queue (e.g. `corral eval terminal` trials, or episodes under `corral serve --queue`); the message says what to use instead.',
+  },
+  QUEUE_ERR_WORKER_FAILED: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A worker could not run a rollout after every attempt (it threw instead of returning a record); the record carries the last error message.',
+  },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
