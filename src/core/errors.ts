@@ -360,6 +360,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A worker could not run a rollout after every attempt (it threw instead of returning a record); the record carries the last error message.',
   },
+  MCP_ERR_TASK_LIMIT: {
+    audience: 'caller',
+    transient: true,
+    doc: 'A tools/call could not become a task (tasks extension): the client already has as many running or kept tasks as the server allows; cancel one, wait for one to finish, or let kept ones reach their ttl.',
+  },
+  MCP_ERR_TASK_CANCELLED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The abort reason of a task\'s work when the task was cancelled by tasks/cancel, dropped at its ttl or ended by shutdown; the task reads as cancelled.',
+  },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
