@@ -87,6 +87,7 @@ export function registerEvalCommand(program: Command): void {
       const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {
         ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
         log,
+        agent,
       }).catch((error: unknown) => {
         writer.close();
         throw error;

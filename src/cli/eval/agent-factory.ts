@@ -45,7 +45,7 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
     if (!choice.model)
       throw new CorralError('CFG_ERR_INVALID', `--agent ${name} needs --model and --base-url (the CLI's calls go to them through corral's proxy)`);
     const baseUrl = choice.baseUrl ?? endpointFromEnvironment(choice.model);
-    log(`CLI agent ${name} in a Docker sandbox; model ${choice.model} at ${baseUrl} through corral's recording proxy`);
+    log(`CLI agent ${name} inside each rollout's Docker sandbox; model ${choice.model} at ${baseUrl} through corral's recording proxy`);
     return new CliCodingAgent({
       definition: cliAgent(name),
       model: choice.model,

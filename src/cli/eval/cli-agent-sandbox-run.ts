@@ -1,16 +1,16 @@
 /**
- * One CLI agent run inside a Docker sandbox that has no network. The host side serves two unix sockets in a
- * per-run folder: the recording model proxy (this rollout's own listener and key) and corral's MCP tools (a
- * fastify app whose tools run in this same sandbox). The folder is mounted read-only at /opt/corral/sockets;
- * inside, sandboxes/cli-bridge/socket_bridge.py relays 127.0.0.1:4000 and :4001 to them, since the CLIs speak
- * TCP only. The CLI's install tree comes from corral's cache through read-only mounts; its config, state and
- * logs go under /tmp/corral-cli, outside the graded workspace.
+ * One CLI agent run inside a sandbox that has no network: the rollout's own sandbox in `corral eval` (the one the
+ * environment's tools, hooks and rubric use), or one leased here for the agents benchmark. The host side serves
+ * two unix sockets in the rollout's socket folder: the recording model proxy (this rollout's own listener and key)
+ * and corral's MCP tools. The folder is mounted read-only at /opt/corral/sockets; inside,
+ * sandboxes/cli-bridge/socket_bridge.py relays 127.0.0.1:4000 and :4001 to them, since the CLIs speak TCP only.
+ * The CLI's install tree comes from corral's cache through read-only mounts (cliAgentSandboxNeeds); its config,
+ * state and logs go under /tmp/corral-cli, outside the graded workspace.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CliAgentDefinition, CliInvocation } from '../../cli-agents/cli-agent.js';
+import { type CliAgentDefinition, type CliInvocation, CLI_AGENT_SANDBOX_MEMORY_MIB } from '../../cli-agents/cli-agent.js';
 import { cliAgentMounts, cliLauncher } from '../../cli-agents/agent-installation.js';
 import { CLI_AGENTS_MOUNT_ROOT } from '../../cli-agents/cli-state.js';
 import { NODE_RUNTIME } from '../../cli-agents/node-runtime.js';
@@ -18,14 +18,17 @@ import { installFolderName } from '../../cli-agents/installable-package.js';
 import { loadConfig } from '../../config/load-config.js';
 import { projectRoot } from '../../core/project-root.js';
 import { buildServer } from '../../http/build-server.js';
+import type { SandboxSource } from '../../mcp/sandbox-source.js';
 import type { ToolCatalog } from '../../mcp/tool-catalog.js';
 import type { ModelCall } from '../../model-proxy/model-call.js';
 import type { ModelProxy } from '../../model-proxy/model-proxy.js';
+import type { AgentSandboxNeeds } from '../../runner/agents/agent-sandbox.js';
 import type { TrajectoryRecorder } from '../../runner/trajectory/trajectory-recorder.js';
 import type { Lease } from '../../sandbox/lease.js';
 import type { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import type { ExecResult, SandboxSession } from '../../sandbox/session.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
+import { openAgentSockets, withAgentSandbox } from '../runtime/agent-sandbox-spec.js';
 
 export const SOCKETS_TARGET = '/opt/corral/sockets';
 export const STATE_DIRECTORY = '/tmp/corral-cli';
@@ -33,16 +36,30 @@ export const BRIDGE_PATH = '/tmp/corral-bridge/socket_bridge.py';
 export const MODEL_PORT = 4000;
 export const MCP_PORT = 4001;
 
-export interface CliAgentSandboxRunOptions {
+/**
+ * What a CLI agent asks of the sandbox it runs in: Docker (for the mounts), 2 GiB, its install tree read-only and a
+ * socket folder of its own. Throws CLI_AGENT_ERR_NOT_INSTALLED naming the install command.
+ */
+export async function cliAgentSandboxNeeds(agent: CliAgentDefinition, agentsCacheDirectory: string): Promise<AgentSandboxNeeds> {
+  return {
+    backend: 'docker',
+    memoryMiB: CLI_AGENT_SANDBOX_MEMORY_MIB,
+    readOnlyMounts: await cliAgentMounts(agent, agentsCacheDirectory),
+    socketsTarget: SOCKETS_TARGET,
+  };
+}
+
+export interface CliAgentRunOptions {
   agent: CliAgentDefinition;
-  /** <cache>/agents, where `corral agents install` put the CLI. */
-  agentsCacheDirectory: string;
-  pool: Pick<SandboxPool, 'acquire'>;
-  /** The environment's sandbox spec (image, limits, env); the run adds its mounts and keeps network none. */
-  spec: SandboxSpecInput;
+  /** The sandbox the CLI runs in, made with cliAgentSandboxNeeds (its mounts and socket folder). */
+  session: SandboxSession;
+  /** Host path of the folder mounted at SOCKETS_TARGET in that sandbox. */
+  socketsDirectory: string;
   proxy: ModelProxy;
-  /** Tools served to the CLI over MCP (Streamable HTTP) at /mcp/<environmentName>; they run in the CLI's sandbox. */
+  /** Tools served to the CLI over MCP (Streamable HTTP) at /mcp/<environmentName>. */
   catalog: ToolCatalog;
+  /** Where the catalog's tools that need a sandbox get one. */
+  toolSandboxSource: SandboxSource;
   environmentName: string;
   instruction: string;
   /** The model name the CLI is told (the proxy asks upstream for its own). */
@@ -52,7 +69,7 @@ export interface CliAgentSandboxRunOptions {
   timeoutMs?: number;
   /** Stops the CLI (its process group is killed) when the rollout is cancelled or passes its time limit. */
   abortSignal?: AbortSignal;
-  /** Runs after the CLI exited and before the sandbox is released (e.g. score against the workspace). */
+  /** Runs after the CLI exited (e.g. read the workspace). */
   inspect?: (session: SandboxSession) => Promise<void>;
 }
 
@@ -64,11 +81,10 @@ export interface CliAgentSandboxRunResult {
   logsTarBase64: string;
 }
 
-/** Runs the CLI once, headless, and releases everything it started (sandbox, sockets, servers) in every case. */
-export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): Promise<CliAgentSandboxRunResult> {
-  const socketsDirectory = await mkdtemp(join(tmpdir(), 'corral-cli-sockets-'));
-  await chmod(socketsDirectory, 0o755);
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(socketsDirectory, { recursive: true, force: true })];
+/** Runs the CLI once, headless, in `session`, and stops what it started (proxy listener, MCP server) in every case. */
+export async function runCliAgent(options: CliAgentRunOptions): Promise<CliAgentSandboxRunResult> {
+  const { socketsDirectory } = options;
+  const cleanups: Array<() => Promise<unknown>> = [];
   try {
     const rollout = await options.proxy.openRollout({
       socketPath: join(socketsDirectory, 'model.sock'),
@@ -76,19 +92,10 @@ export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): 
       ...(options.trajectory ? { trajectory: options.trajectory } : {}),
     });
     cleanups.unshift(() => rollout.close());
-    const mounts = [...(await cliAgentMounts(options.agent, options.agentsCacheDirectory)), { source: socketsDirectory, target: SOCKETS_TARGET }];
-    const lease = await options.pool.acquire({
-      ...options.spec,
-      backend: 'docker',
-      network: 'none',
-      readOnlyMounts: [...(options.spec.readOnlyMounts ?? []), ...mounts],
-    });
-    cleanups.unshift(() => lease.release());
     const mcpToken = randomBytes(24).toString('hex');
     const mcp = buildServer(loadConfig({ env: {}, flags: { token: mcpToken } }), {
       environments: options.catalog,
-      // The CLI's own sandbox: its tools see the files its shell commands wrote. The run releases it, not the server.
-      sandboxSource: { acquire: async () => borrowed(lease) },
+      sandboxSource: options.toolSandboxSource,
     });
     await mcp.listen({ path: join(socketsDirectory, 'mcp.sock') });
     await chmod(join(socketsDirectory, 'mcp.sock'), 0o666);
@@ -111,7 +118,7 @@ export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): 
       ],
       stateDirectory: STATE_DIRECTORY,
     });
-    const session = lease.session;
+    const session = options.session;
     await writeSandboxFile(session, BRIDGE_PATH, await readFile(join(projectRoot(), 'sandboxes/cli-bridge/socket_bridge.py'), 'utf8'));
     for (const file of invocation.files) await writeSandboxFile(session, file.path, file.content);
     const exit = await session.exec({
@@ -136,6 +143,40 @@ export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): 
     return { exit, calls: [...rollout.calls], logsTarBase64: logs.stdout };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+  }
+}
+
+export interface CliAgentSandboxRunOptions extends Omit<CliAgentRunOptions, 'session' | 'socketsDirectory' | 'toolSandboxSource'> {
+  /** <cache>/agents, where `corral agents install` put the CLI. */
+  agentsCacheDirectory: string;
+  pool: Pick<SandboxPool, 'acquire'>;
+  /** Spec fields of the sandbox (image, limits, env); the CLI's needs are merged in (withAgentSandbox). */
+  spec: SandboxSpecInput;
+}
+
+/**
+ * Without an environment rollout (the agents benchmark): leases a sandbox with the CLI's needs from `pool`, runs the
+ * CLI there with the catalog's tools in that same sandbox, and releases the sandbox and its socket folder.
+ */
+export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): Promise<CliAgentSandboxRunResult> {
+  const needs = await cliAgentSandboxNeeds(options.agent, options.agentsCacheDirectory);
+  const sockets = await openAgentSockets();
+  try {
+    const spec = withAgentSandbox({ ...options.spec, backend: 'docker' }, { needs, socketsDirectory: sockets.directory }, options.agent.name);
+    const lease = await options.pool.acquire(spec);
+    try {
+      return await runCliAgent({
+        ...options,
+        session: lease.session,
+        socketsDirectory: sockets.directory,
+        // The CLI's own sandbox: its tools see the files its shell commands wrote. This run releases it, not the server.
+        toolSandboxSource: { acquire: async () => borrowed(lease) },
+      });
+    } finally {
+      await lease.release().catch(() => undefined);
+    }
+  } finally {
+    await sockets.remove().catch(() => undefined);
   }
 }
 

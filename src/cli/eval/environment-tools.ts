@@ -3,6 +3,7 @@
  * the sandbox runtime (backend, pool, wiki index) and a factory of in-memory MCP tool sessions, one per rollout.
  */
 import type { CorralConfig } from '../../config/load-config.js';
+import type { Agent } from '../../runner/agents/agent.js';
 import type { Environment } from '../../runner/contract/environment.js';
 import type { EnvironmentRolloutFactory } from '../../runner/contract/environment-rollout.js';
 import type { ToolSessionFactory } from '../../runner/contract/tool-session.js';
@@ -10,6 +11,7 @@ import { resolveCorpusPaths } from '../../runner/environments/wiki-search/corpus
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { type ToolRuntime, startToolRuntime } from '../runtime/tool-runtime.js';
 import { environmentRolloutFactory } from '../runtime/environment-rollouts.js';
+import { assertAgentSandboxFits } from '../runtime/agent-sandbox-spec.js';
 import { exampleSandboxSource } from '../runtime/example-sandbox-source.js';
 import { inProcessToolSessions } from './in-process-tools.js';
 
@@ -33,8 +35,10 @@ export function corpusFor(environment: Environment, flags: string[] | undefined,
 export async function openEnvironmentTools(
   environment: Environment,
   config: CorralConfig,
-  options: { corpus?: string[]; log: (line: string) => void },
+  options: { corpus?: string[]; log: (line: string) => void; agent?: Pick<Agent, 'name' | 'sandboxNeeds'> },
 ): Promise<EnvironmentTools> {
+  // An agent that runs inside the sandbox (a CLI agent) is checked before any sandbox starts: installed, and a backend that mounts.
+  const agentNeeds = await options.agent?.sandboxNeeds?.();
   const corpusPaths = corpusFor(environment, options.corpus, config.data.dataDir);
   const runtime = await startToolRuntime(config, {
     corpusPaths,
@@ -43,10 +47,24 @@ export async function openEnvironmentTools(
     log: options.log,
     specOverrides: environment.sandbox,
   });
+  const agentSandbox = agentNeeds && options.agent ? { name: options.agent.name, needs: agentNeeds } : undefined;
+  if (agentSandbox) {
+    try {
+      assertAgentSandboxFits(runtime.specs.general, agentSandbox.needs, agentSandbox.name);
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+  }
   const toolsetTools = toolsForToolsets(environment.toolsets, { wiki: runtime.wiki });
   return {
     runtime,
-    rollouts: environmentRolloutFactory({ environment, toolsetTools, sandboxSourceFor: (example) => exampleSandboxSource(runtime, environment, example) }),
+    rollouts: environmentRolloutFactory({
+      environment,
+      toolsetTools,
+      sandboxSourceFor: (example, agent) => exampleSandboxSource(runtime, environment, example, agent ? { agent } : {}),
+      ...(agentSandbox ? { agentSandbox } : {}),
+    }),
     tools: inProcessToolSessions(toolsetTools, runtime.sandboxSource),
   };
 }

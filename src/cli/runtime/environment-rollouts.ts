@@ -3,7 +3,8 @@
  * tools plus the environment's own tools bound to that state, one tool-server assembly over an in-memory MCP
  * pair, and the runner's EnvironmentRollout over all of it. `corral eval`, POST /v1/rollouts and the episode
  * API all open rollouts here; the episode API may also mount `toolDefinitions` over `sandboxes` for its own
- * MCP endpoint (assembleToolServer with `sandboxes: { shared: rollout.sandboxes }`).
+ * MCP endpoint (assembleToolServer with `sandboxes: { shared: rollout.sandboxes }`). An agent that runs inside
+ * the sandbox (a CLI agent) has its needs merged into that same sandbox's spec: one sandbox per rollout.
  */
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { CorralError } from '../../core/errors.js';
@@ -11,11 +12,13 @@ import { LazySandboxes } from '../../mcp/lazy-sandboxes.js';
 import type { SandboxSource } from '../../mcp/sandbox-source.js';
 import type { ToolCallObserver } from '../../mcp/tool-call-observer.js';
 import { assembleToolServer } from '../../mcp/tool-server-assembly.js';
+import type { AgentSandboxNeeds } from '../../runner/agents/agent-sandbox.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import type { EnvironmentRollout, EnvironmentRolloutFactory } from '../../runner/contract/environment-rollout.js';
 import { openMcpToolSession } from '../../runner/contract/mcp-tool-session.js';
 import { createEnvironmentRollout, initialRolloutState } from '../../runner/scheduler/environment-rollout.js';
 import type { ToolDefinition } from '../../tools/tool-definition.js';
+import { type AgentRolloutSandbox, openAgentSockets } from './agent-sandbox-spec.js';
 import { environmentToolDefinitions } from './environment-tool-definitions.js';
 import { lazyEnvironmentSandbox } from './lazy-environment-sandbox.js';
 
@@ -28,6 +31,8 @@ export interface OpenEnvironmentRolloutOptions {
   sandboxSource: SandboxSource;
   observer?: ToolCallObserver;
   abortSignal?: AbortSignal;
+  /** This rollout's socket folder for an agent that runs inside the sandbox (already in sandboxSource's spec); removed on release. */
+  agentSockets?: { directory: string; remove(): Promise<void> };
 }
 
 export interface InProcessEnvironmentRollout extends EnvironmentRollout {
@@ -59,6 +64,7 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
   } catch (error) {
     await assembly.close();
     await sandboxes.release();
+    await options.agentSockets?.remove().catch(() => undefined);
     throw error;
   }
   const rollout = createEnvironmentRollout({
@@ -68,7 +74,11 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
     tools,
     sandbox,
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
-    release: () => sandboxes.release(),
+    agentSocketsDirectory: options.agentSockets?.directory ?? null,
+    release: async () => {
+      await sandboxes.release();
+      await options.agentSockets?.remove();
+    },
   });
   return Object.assign(rollout, { toolDefinitions: Object.freeze(toolDefinitions), sandboxes });
 }
@@ -77,20 +87,37 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
 export function environmentRolloutFactory(options: {
   environment: Environment;
   toolsetTools: readonly ToolDefinition[];
-  sandboxSourceFor: (example: Example) => SandboxSource;
+  /** `agent` is given when an agent runs inside the sandbox: merge its needs into the spec (exampleSandboxSource's option). */
+  sandboxSourceFor: (example: Example, agent?: AgentRolloutSandbox & { name: string }) => SandboxSource;
   observer?: ToolCallObserver;
+  /** An agent that runs inside the rollout's sandbox (Agent.sandboxNeeds, asked once by the caller). */
+  agentSandbox?: { name: string; needs: AgentSandboxNeeds };
 }): EnvironmentRolloutFactory {
   assertDistinctToolNames(options.environment, options.toolsetTools);
   return {
-    open: ({ example, abortSignal }) =>
-      openEnvironmentRollout({
-        environment: options.environment,
-        example,
-        toolsetTools: options.toolsetTools,
-        sandboxSource: options.sandboxSourceFor(example),
-        ...(options.observer ? { observer: options.observer } : {}),
-        ...(abortSignal ? { abortSignal } : {}),
-      }),
+    open: async ({ example, abortSignal }) => {
+      const agent = options.agentSandbox;
+      const sockets = agent?.needs.socketsTarget ? await openAgentSockets() : undefined;
+      try {
+        const sandboxSource = options.sandboxSourceFor(
+          example,
+          agent ? { name: agent.name, needs: agent.needs, socketsDirectory: sockets?.directory ?? null } : undefined,
+        );
+        return await openEnvironmentRollout({
+          environment: options.environment,
+          example,
+          toolsetTools: options.toolsetTools,
+          sandboxSource,
+          ...(options.observer ? { observer: options.observer } : {}),
+          ...(abortSignal ? { abortSignal } : {}),
+          ...(sockets ? { agentSockets: sockets } : {}),
+        });
+      } catch (error) {
+        // openEnvironmentRollout removes the folder itself once it holds it; a spec refused before that did not.
+        await sockets?.remove().catch(() => undefined);
+        throw error;
+      }
+    },
   };
 }
 

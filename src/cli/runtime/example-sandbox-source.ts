@@ -10,6 +10,7 @@ import { poolSandboxSource, type SandboxSource, type SandboxSpecsByKind } from '
 import type { Environment, Example, ExampleSandbox } from '../../runner/contract/environment.js';
 import type { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
+import { type AgentRolloutSandbox, withAgentSandbox } from './agent-sandbox-spec.js';
 
 const exampleSandboxSchema = z
   .object({
@@ -34,6 +35,8 @@ export interface ExampleSandboxOptions {
    * choices are ignored, so a client cannot ask for network egress or an image the operator did not choose.
    */
   trustExample?: boolean;
+  /** An agent that runs inside the sandbox (a CLI agent): its needs are merged into the general spec. */
+  agent?: AgentRolloutSandbox & { name: string };
 }
 
 /** The spec fields one example adds. Throws ENV_ERR_DATASET_INVALID naming the example when its `sandbox` is malformed. */
@@ -77,6 +80,7 @@ export function rolloutSpecs(
       { details: { example: example.id, image: fromExample.image } },
     );
   }
+  if (options.agent) return { ...specs, general: withAgentSandbox(general, options.agent, options.agent.name, `example ${example.id}`) };
   return { ...specs, general };
 }
 

@@ -7,6 +7,7 @@
 import type { Example } from '../contract/environment.js';
 import type { ToolAccess } from '../contract/tool-access.js';
 import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
+import type { AgentSandbox, AgentSandboxNeeds } from './agent-sandbox.js';
 
 export interface AgentRunInput {
   example: Example;
@@ -24,6 +25,8 @@ export interface AgentRunInput {
    * ENV_ERR_STOP_PREDICATE_FAILED when a predicate throws.
    */
   shouldStop?: () => boolean;
+  /** The rollout's own sandbox, for agents that declare sandboxNeeds (they run inside it); absent for the others. */
+  sandbox?: AgentSandbox;
 }
 
 export interface Agent {
@@ -36,7 +39,13 @@ export interface Agent {
    * any environment. `corral eval` refuses a pairing outside the list before the first rollout.
    */
   readonly environments?: readonly string[];
+  /**
+   * For an agent that runs inside the rollout's sandbox: what that sandbox must offer, asked once before the first
+   * rollout (so a missing install or a backend that cannot mount fails the run up front). Absent: the agent works
+   * only through the tools.
+   */
+  sandboxNeeds?(): Promise<AgentSandboxNeeds>;
   run(input: AgentRunInput): Promise<void>;
-  /** Releases what the agent holds across rollouts (a CLI agent's proxy listener and sandbox pool); called once after the run. */
+  /** Releases what the agent holds across rollouts (a CLI agent's proxy listener); called once after the run. */
   close?(): Promise<void>;
 }

@@ -24,6 +24,8 @@ export interface EnvironmentRollout<State = unknown> {
   /** The environment's tools (toolsets + its own) over MCP, bound to this rollout's state and sandbox. */
   readonly tools: ToolSession;
   readonly sandbox: EnvironmentSandbox;
+  /** Host folder of this rollout's agent sockets, when the agent's sandbox needs ask for one (AgentSandboxNeeds.socketsTarget). */
+  readonly agentSocketsDirectory?: string | null;
   /**
    * Runs the environment's setup once (later calls return the first outcome). Throws CorralError
    * ENV_ERR_SETUP_FAILED (boundary 'environment') when setup throws; infrastructure faults (SBX_, POOL_) as they are.

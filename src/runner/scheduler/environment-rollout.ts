@@ -24,6 +24,8 @@ export interface EnvironmentRolloutParts {
   state: unknown;
   tools: ToolSession;
   sandbox: EnvironmentSandbox;
+  /** Host folder of the agent's sockets for this rollout (AgentSandboxNeeds.socketsTarget); removed by release(). */
+  agentSocketsDirectory?: string | null;
   /** Fires when the rollout is cancelled; setup and cleanup see it. */
   abortSignal?: AbortSignal;
   /** Releases the sandbox and anything else the serving side holds, after the tool session closed. */
@@ -59,6 +61,7 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
     envArgs: environment.envArgs,
     tools,
     sandbox,
+    agentSocketsDirectory: parts.agentSocketsDirectory ?? null,
     runSetup(options = {}) {
       setup ??= runHook(environment, 'setup', context(options.abortSignal));
       return setup;

@@ -64,6 +64,8 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
           rolloutIndex: input.rolloutIndex,
           seed: input.seed,
           ...(environment.stopWhen.length > 0 ? { shouldStop: () => (stopped = opened.shouldStop(recorder.snapshot())) } : {}),
+          // An agent that runs inside the sandbox gets the rollout's own: the one its tools, hooks and rubric use.
+          ...(agent.sandboxNeeds ? { sandbox: { session: opened.sandbox, socketsDirectory: opened.agentSocketsDirectory ?? null } } : {}),
         });
       } catch (error) {
         recorder.fail(describeFailure(abortSignal.aborted ? abortReason(input.abortSignal, timeout) : error, 'model'));
