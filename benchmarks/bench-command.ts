@@ -274,6 +274,50 @@ export function registerBenchSubcommands(bench: Command): void {
         'view: viewer server in this process, headless Chromium (playwright-core); first paint = median over fresh page loads after one warm-up load (performance.now() when the first table row exists); rollout open = median time from a j key press to the next rollout rendered; rollouts page = p50 over requests paging 10 pages through each of 40 sort x filter x order choices (as a user pages), the first page of each choice (a fresh sort of every row) excluded and reported as rollouts_sort.first; index.cold = the first api/run of a fresh server (index + rows + statistics).',
       );
     });
+
+  bench
+    .command('queue')
+    .description('the durable queue: rollouts/s with 1, 2 and 4 worker processes, per-rollout overhead and SIGKILL recovery, vs corral eval in-process')
+    .option('--json', 'print only the JSON array of figures on stdout')
+    .option('--only <parts>', 'comma-separated subset of rate,overhead,recovery')
+    .option('--rollouts <n>', 'rollouts per throughput run', '2000')
+    .option('--workers <list>', 'worker process counts for the throughput figures', '1,2,4')
+    .option('--worker-concurrency <n>', 'jobs per worker at once in the throughput runs', '32')
+    .option('--repeats <n>', 'throughput runs per worker count (median)', '1')
+    .option('--sequential <n>', 'sequential rollouts for the overhead figure', '300')
+    .option('--recovery-samples <n>', 'SIGKILL recoveries sampled (median)', '3')
+    .option('--lease-ms <ms>', "workers' lease (the recovery figure waits for it)", '3000')
+    .action(
+      async (options: {
+        json?: boolean;
+        only?: string;
+        rollouts: string;
+        workers: string;
+        workerConcurrency: string;
+        repeats: string;
+        sequential: string;
+        recoverySamples: string;
+        leaseMs: string;
+      }) => {
+        const { QUEUE_BENCH_PARTS, loadGeneratorBound, runQueueBench } = await import('./queue-bench.js');
+        const figures = await runQueueBench({
+          parts: chooseParts(options.only, QUEUE_BENCH_PARTS),
+          rollouts: positive(options.rollouts, '--rollouts'),
+          workerCounts: options.workers.split(',').map((count) => positive(count.trim(), '--workers')),
+          workerConcurrency: positive(options.workerConcurrency, '--worker-concurrency'),
+          repeats: positive(options.repeats, '--repeats'),
+          sequentialRollouts: positive(options.sequential, '--sequential'),
+          recoverySamples: positive(options.recoverySamples, '--recovery-samples'),
+          leaseMs: positive(options.leaseMs, '--lease-ms'),
+          log,
+        });
+        print(
+          figures,
+          options.json === true,
+          `queue: a private redis-server, real corral worker processes and corral eval --queue on the counting environment (one instant scripted model reply per rollout, model server in this process); rollouts/s timed at the model server from the first to the last request (start-up excluded), in-process peer = corral eval without --queue at the same -c, alternating; overhead = p50 gap between consecutive model requests with one worker at concurrency 1 and -c 1, vs in-process; recovery = SIGKILL of the worker holding every job (stalled on the model) to results.jsonl complete, reruns on a second worker.${loadGeneratorBound() ? ' On this few-core machine the load generator (producer + model server) shares the cores with the workers and is the limit: the scaling ratios measure the machine, not the queue.' : ''}`,
+        );
+      },
+    );
 }
 
 /** The tool wiring `corral eval` uses (startToolRuntime + in-process MCP sessions), for the runner benches. */
