@@ -110,9 +110,9 @@ describe.runIf(dockerAvailable)('corral eval --agent <cli>: the CLI, its shell, 
   for (const name of CLI_NAMES) {
     it(`${name}: a native shell call and a corral MCP call meet in the rollout's sandbox; scored, every model call's tokens, valid ATIF`, async () => {
       const { run, out, model, seconds } = await runs.get(name)!;
-      console.log(`[cli-agents-eval] ${name}: corral eval took ${seconds.toFixed(1)} s`);
       expect(run.code, run.stderr.slice(-4000)).toBe(0);
       const [record] = readResults(out);
+      console.log(`[cli-agents-eval] ${name}: rollout ${(record!.timing.total_ms / 1000).toFixed(1)} s, corral eval ${seconds.toFixed(1)} s`);
       expect(record!.error).toBeNull();
       // The rubric read the python tool's file in the rollout's sandbox: it holds what the CLI's shell wrote.
       expect(record!.metrics.one_sandbox).toBe(1);
