@@ -14,6 +14,8 @@ import { registerMcpCommand } from './commands/mcp-stdio.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTasksCommand } from './commands/tasks.js';
 import { registerViewCommand } from './commands/view.js';
+import { registerQueueCommand } from './commands/queue.js';
+import { registerWorkerCommand } from './commands/worker.js';
 import { corralVersion } from '../core/project-root.js';
 
 export function buildProgram(): Command {
@@ -34,6 +36,8 @@ export function buildProgram(): Command {
   registerViewCommand(program);
   registerExportCommand(program);
   registerAgentsCommand(program);
+  registerWorkerCommand(program);
+  registerQueueCommand(program);
   return program;
 }
 

@@ -20,6 +20,8 @@ import { createProgressDisplay } from '../eval/progress-display.js';
 import { thisWriter } from '../eval/run-liveness.js';
 import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
 import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
+import { CorralError } from '../../core/errors.js';
+import { runQueuedEvaluation } from './eval-queued.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -64,10 +66,16 @@ export function registerEvalCommand(program: Command): void {
     .option('--no-preflight', 'skip the checks before the first rollout (dataset, agent fits the environment, model endpoint answers)')
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--progress-interval <s>', 'seconds between progress lines when stderr is not a terminal', '5')
+    .option('--queue <redis-url>', 'run the rollouts on `corral worker` processes through this Redis instead of here (e.g. redis://10.0.0.5:6379)')
     .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
       const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
       if (isTerminalRun(environmentArgument, options)) {
+        if (options.queue)
+          throw new CorralError(
+            'QUEUE_ERR_UNSUPPORTED',
+            'corral eval terminal runs trials here, not through the queue: drop --queue (workers run MCP-episode environments)',
+          );
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
         const run = await runTerminalEvaluation(options, log);
         process.exitCode = finish(run.directory, run.metadata, { ...run, log });
@@ -82,6 +90,12 @@ export function registerEvalCommand(program: Command): void {
             ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model }
             : undefined;
         await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
+      }
+      if (options.queue) {
+        // Same run, records and exit statuses; the rollouts run on corral worker processes (src/cli/commands/eval-queued.ts).
+        const queued = await runQueuedEvaluation(run, { ...options, queue: options.queue }, log);
+        process.exitCode = finish(queued.directory, queued.metadata, { ...queued, log });
+        return;
       }
       const writer = ResultsWriter.open(directory);
       const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {

@@ -35,6 +35,8 @@ const evalOptionsSchema = z
     modelTimeout: z.coerce.number().positive().default(600),
     /** Retries per model request after the first attempt. */
     modelRetries: z.coerce.number().int().min(0).default(4),
+    /** --queue <redis-url>: rollouts run on `corral worker` processes through this Redis. */
+    queue: z.string().optional(),
   })
   .passthrough();
 

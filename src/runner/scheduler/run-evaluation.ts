@@ -49,7 +49,8 @@ export interface EvaluationOptions {
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
-const RETRYABLE_BOUNDARIES = new Set(['sandbox', 'runner', 'tool']);
+/** Transient failures of these boundaries are retried (locally here, through the queue by corral worker). */
+export const RETRYABLE_BOUNDARIES: ReadonlySet<string> = new Set(['sandbox', 'runner', 'tool']);
 /** Between attempts of one rollout: about 200 ms, then 400, 800 (jittered), as a sandbox pool recovers. */
 const ROLLOUT_BACKOFF = { baseMs: 200, maxMs: 5_000 };
 
@@ -131,7 +132,7 @@ async function runWithRetries(options: EvaluationOptions, example: Example, roll
 }
 
 /** Statistics over the whole group: the new records and any written before a resume (the caller restates those). */
-function withGroupStats(records: ResultRecord[], earlier: readonly ResultRecord[]): ResultRecord[] {
+export function withGroupStats(records: ResultRecord[], earlier: readonly ResultRecord[]): ResultRecord[] {
   const members = [...earlier, ...records];
   return records.sort((a, b) => a.rollout_index - b.rollout_index).map((record) => ({ ...record, group: groupFieldFor(record, members) }));
 }

@@ -1,0 +1,134 @@
+/**
+ * `corral worker --redis <url>`: joins the pool of rollout workers. It holds the built-in environments and those
+ * named with --env, runs rollouts of the jobs whose capability key (environment + backend) it serves with its
+ * own sandbox pool, stores each record in Redis before acknowledging its job, heartbeats into the worker
+ * registry, and serves /metrics on --metrics-port. Prints {"event":"worker.ready",...} on stdout once it takes
+ * jobs. SIGTERM drains (running rollouts finish and are stored; no new ones start) and exits 0; a second
+ * SIGTERM cancels the running rollouts, whose jobs go back to the queue when their lease runs out.
+ */
+import { createServer } from 'node:http';
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { loadConfig } from '../../config/load-config.js';
+import { CorralError } from '../../core/errors.js';
+import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
+import { environmentCache } from '../../environment-packages/environment-cache.js';
+import { assertRedisAnswers, openRedis, parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
+import { RolloutWorker } from '../../queue/rollout-worker.js';
+import { workerMetrics } from '../../queue/worker-metrics.js';
+import { builtInAgents } from '../../runner/agents/baseline/baseline-agents.js';
+import { loadServedEnvironments } from '../runtime/served-environments.js';
+import { chooseBackend } from './backend-choice.js';
+import { createWorkerRollouts } from './worker-rollouts.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const workerFlagsSchema = z
+  .object({
+    redis: z.string({ error: '--redis <url> is required, e.g. --redis redis://127.0.0.1:6379' }),
+    backend: z.enum(['docker', 'process', 'isolate', 'auto']).default('auto'),
+    concurrency: z.coerce.number().int().min(1).max(1024).default(4),
+    env: z.array(z.string()).default([]),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash and underscore, at most 64')
+      .optional(),
+    metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+    metricsHost: z.string().default('127.0.0.1'),
+    leaseMs: z.coerce.number().int().min(1_000).default(30_000),
+    dataDir: z.string().optional(),
+  })
+  .strict();
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description("join a pool of rollout workers on Redis: run queued rollouts (corral eval --queue, corral serve --queue) with this machine's sandboxes")
+    .requiredOption('--redis <url>', "the queue's Redis, e.g. redis://10.0.0.5:6379")
+    .option('--backend <name>', 'sandbox backend: docker | process | isolate | auto (isolate: only rollouts that accept any backend)', 'auto')
+    .option('-c, --concurrency <n>', 'rollouts run at once', '4')
+    .option('--env <name|path>', 'also hold this environment (package name, module file or package folder; repeatable)', collect)
+    .option('--name <id>', 'worker name shown in status and recorded with each rollout (default <host>-<pid>)')
+    .option('--metrics-port <port>', 'serve Prometheus /metrics on this port')
+    .option('--metrics-host <host>', 'interface for /metrics', '127.0.0.1')
+    .option('--lease-ms <ms>', "a job's lease: a worker silent this long loses its jobs to the others", '30000')
+    .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
+    .action(async (rawFlags: Record<string, unknown>) => {
+      const parsed = workerFlagsSchema.safeParse(rawFlags);
+      if (!parsed.success)
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `corral worker: ${parsed.error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`).join('; ')}`,
+        );
+      const flags = parsed.data;
+      const name = flags.name ?? `${hostname()}-${process.pid}`;
+      const log = (line: string) => process.stderr.write(`[worker ${name}] ${line}\n`);
+      const redisUrl = parseRedisUrl(flags.redis, '--redis');
+      const config = loadConfig({
+        flags: { backend: flags.backend === 'isolate' ? 'auto' : flags.backend, ...(flags.dataDir ? { dataDir: flags.dataDir } : {}), minIdle: '0' },
+      });
+      const probe = openRedis(redisUrl);
+      await assertRedisAnswers(probe, redisUrl).catch(async (error: unknown) => {
+        probe.disconnect();
+        throw error;
+      });
+      const served = await loadServedEnvironments(flags.env, { cache: environmentCache(config), log });
+      const backend = await chooseBackend(config, log);
+      const rollouts = createWorkerRollouts({ served, config, log });
+      const worker = await RolloutWorker.start({
+        redisUrl,
+        name,
+        backend,
+        concurrency: flags.concurrency,
+        leaseMs: flags.leaseMs,
+        capabilities: {
+          backends: flags.backend === 'isolate' ? ['isolate'] : [backend],
+          environments: served.names(),
+          agents: ['openai', ...Object.keys(builtInAgents), ...(backend === 'docker' ? CLI_AGENT_NAMES : [])],
+          images: backend === 'docker' ? [config.sandbox.image] : [],
+        },
+        executor: rollouts,
+        log,
+      });
+      const metrics = workerMetrics(worker, probe, () => rollouts.poolStats());
+      const server =
+        flags.metricsPort === undefined
+          ? undefined
+          : createServer((request, response) => {
+              if (request.url !== '/metrics') {
+                response.writeHead(404).end();
+                return;
+              }
+              metrics.registry.metrics().then(
+                (body) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
+                (error: Error) => response.writeHead(500).end(error.message),
+              );
+            });
+      if (server) await new Promise<void>((resolve) => server.listen(flags.metricsPort, flags.metricsHost, resolve));
+      const metricsPort = server ? (server.address() as { port: number }).port : null;
+      log(
+        `serving ${worker.queues.join(', ')} from ${redactedRedisUrl(redisUrl)} (backend ${backend}, concurrency ${flags.concurrency}, lease ${flags.leaseMs} ms)`,
+      );
+      process.stdout.write(`${JSON.stringify({ event: 'worker.ready', name, queues: worker.queues, backend, metrics_port: metricsPort, pid: process.pid })}\n`);
+      let draining = false;
+      const stop = async (signal: string) => {
+        if (draining) {
+          log(`${signal} again: cancelling running rollouts (their jobs return to the queue after the lease)`);
+          worker.abortRunning();
+          return;
+        }
+        draining = true;
+        log(`${signal}: draining (${worker.stats.running} running; no new jobs)`);
+        await worker.drain();
+        await metrics.close();
+        server?.close();
+        await rollouts.close();
+        probe.disconnect();
+        log(`drained: ${worker.stats.completed} completed, ${worker.stats.errored} errored, ${worker.stats.duplicates} duplicates skipped`);
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    });
+}

@@ -1,0 +1,153 @@
+/**
+ * The producer side of a queued run (`corral eval --queue`, `corral serve --queue`): enqueues one BullMQ job per
+ * rollout on the run's capability queue, never more than `maxDepth` beyond the results received (the producer
+ * waits: bounded depth per run), and pulls results from the run's stream in order of completion, deduplicated by
+ * result key. Each result is handed to `onResult` (which writes it), then dropped from Redis. A restarted producer
+ * (--resume, same run id) re-reads the stream from the start, so nothing stored while it was away is lost.
+ */
+import { Queue } from 'bullmq';
+import { hostname } from 'node:os';
+import { resultKey } from '../runner/trajectory/result-record.js';
+import { QUEUE_PREFIX, RUNS_KEY, capabilityQueueName, rolloutJobId, runKeys } from './queue-keys.js';
+import { assertRedisAnswers, openRedis, redactedRedisUrl } from './redis-connection.js';
+import { ResultStore, type StoredResult } from './result-store.js';
+import { type RolloutJob, jobCapability } from './rollout-job.js';
+import { listWorkers, workerLost } from './worker-registry.js';
+import { HEARTBEAT_MS } from './rollout-worker.js';
+
+export interface QueuedRunOptions {
+  redisUrl: URL;
+  runId: string;
+  /** The rollouts still to do, in the order to enqueue them (all of one environment and backend need). */
+  jobs: readonly RolloutJob[];
+  /** Most rollouts enqueued and not yet received. */
+  maxDepth: number;
+  /** Attempts per rollout for transient infrastructure failures (default 3). */
+  attempts?: number;
+  abortSignal: AbortSignal;
+  /**
+   * Called once per rollout, in order of completion. Returns the keys now written durably (e.g. a whole group):
+   * only those are dropped from Redis, so a producer that dies holding part of a group loses nothing.
+   */
+  onResult: (result: StoredResult) => readonly string[] | Promise<readonly string[]>;
+  log: (line: string) => void;
+}
+
+export interface QueuedRunOutcome {
+  received: number;
+  /** Rollouts marked done whose record was lost before it reached results.jsonl; enqueued again. */
+  requeued: number;
+}
+
+/** Run keys live on this long after their run ends, so a late retry still finds its key done. */
+const FINISHED_RUN_TTL_S = 7 * 24 * 3600;
+
+export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOutcome> {
+  const redis = openRedis(options.redisUrl);
+  // XREAD BLOCK holds its connection; everything else goes over the other.
+  const reader = redis.duplicate();
+  const store = new ResultStore(redis);
+  const readStore = new ResultStore(reader);
+  const queues = new Map<string, Queue>();
+  try {
+    await assertRedisAnswers(redis, options.redisUrl);
+    const keys = runKeys(options.runId);
+    const pending = new Set(options.jobs.map((job) => resultKey(job.example.id, job.rollout_index)));
+    const requeued = await store.forgetUnwritten(options.runId, [...pending]);
+    if (requeued.length > 0) options.log(`queue: ${requeued.length} rollouts were stored but never written; running them again`);
+    const queueName = options.jobs[0] ? capabilityQueueName(jobCapability(options.jobs[0])) : undefined;
+    await redis.sadd(RUNS_KEY, options.runId);
+    await redis.hset(keys.info, {
+      queue: queueName ?? '',
+      total: String(pending.size),
+      producer: `${hostname()}:${process.pid}`,
+      started_at: new Date().toISOString(),
+      enqueued: '0',
+    });
+    if (queueName) await warnWithoutWorkers(redis, queueName, options);
+
+    let received = 0;
+    let wake: (() => void) | undefined;
+    const signalProgress = () => {
+      wake?.();
+      wake = undefined;
+    };
+    options.abortSignal.addEventListener('abort', signalProgress, { once: true });
+
+    const consume = async () => {
+      let lastId = '0';
+      while (pending.size > 0 && !options.abortSignal.aborted) {
+        let batch: { results: StoredResult[]; lastId: string };
+        try {
+          batch = await readStore.read(options.runId, lastId, { count: 200, blockMs: 1_000 });
+        } catch (error) {
+          if (options.abortSignal.aborted) break;
+          options.log(`queue: reading results failed (${(error as Error).message}); retrying`);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          continue;
+        }
+        lastId = batch.lastId;
+        const written: string[] = [];
+        for (const result of batch.results) {
+          // Not pending: already in results.jsonl (a resume re-reading its stream), so its copy in Redis can go.
+          if (!pending.has(result.key)) {
+            written.push(result.key);
+            continue;
+          }
+          pending.delete(result.key);
+          received++;
+          written.push(...(await options.onResult(result)));
+        }
+        await store.dropConsumed(options.runId, written);
+        if (batch.results.length > 0) signalProgress();
+      }
+    };
+
+    const enqueue = async () => {
+      let enqueued = 0;
+      for (const job of options.jobs) {
+        if (options.abortSignal.aborted) return;
+        while (enqueued - received >= options.maxDepth && !options.abortSignal.aborted) await new Promise<void>((resolve) => (wake = resolve));
+        if (options.abortSignal.aborted) return;
+        enqueued++;
+        // Stored while the producer was away: its result is in the stream already.
+        if (await store.isStored(options.runId, resultKey(job.example.id, job.rollout_index))) continue;
+        const name = capabilityQueueName(jobCapability(job));
+        let queue = queues.get(name);
+        if (!queue) {
+          queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
+          queue.on('error', (error) => options.log(`queue ${name}: ${error.message}`));
+          queues.set(name, queue);
+        }
+        await queue.add('rollout', job, {
+          jobId: rolloutJobId(job.run_id, job.example.id, job.rollout_index),
+          attempts: options.attempts ?? 3,
+          backoff: { type: 'exponential', delay: 200 },
+          removeOnComplete: true,
+          removeOnFail: { count: 1_000 },
+        });
+        await redis.hincrby(keys.info, 'enqueued', 1);
+      }
+    };
+
+    await Promise.all([enqueue(), consume()]);
+    if (pending.size === 0) {
+      await redis.srem(RUNS_KEY, options.runId);
+      for (const key of Object.values(keys)) await redis.expire(key, FINISHED_RUN_TTL_S);
+    }
+    return { received, requeued: requeued.length };
+  } finally {
+    await Promise.all([...queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    reader.disconnect();
+    await redis.quit().catch(() => undefined);
+  }
+}
+
+async function warnWithoutWorkers(redis: ReturnType<typeof openRedis>, queueName: string, options: QueuedRunOptions): Promise<void> {
+  const workers = (await listWorkers(redis)).filter((worker) => worker.queues.includes(queueName) && !workerLost(worker, HEARTBEAT_MS));
+  if (workers.length === 0)
+    options.log(
+      `queue: no live worker at ${redactedRedisUrl(options.redisUrl)} serves ${queueName} yet; rollouts wait until one joins (corral worker --redis ... --env ...)`,
+    );
+  else options.log(`queue: ${workers.length} workers serve ${queueName}: ${workers.map((worker) => worker.name).join(', ')}`);
+}

@@ -1,0 +1,214 @@
+/**
+ * The BullMQ side of `corral worker`: one BullMQ Worker per capability queue this process serves, a shared limit
+ * of `concurrency` rollouts running at once, and the job protocol: skip a key already stored (a retry of a
+ * finished rollout), run the rollout, store its record (idempotently), and only then return, which acknowledges
+ * the job. A lease (--lease-ms) is BullMQ's lockDuration: a worker that is SIGKILLed or cut off stops renewing its
+ * locks and its jobs go back to the queue at the next stalled check; they are never failed for it. Transient
+ * infrastructure failures are retried through the queue, so another worker may take the next attempt.
+ */
+import { type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { hostname } from 'node:os';
+import PQueue from 'p-queue';
+import { CorralError } from '../core/errors.js';
+import { RETRYABLE_BOUNDARIES } from '../runner/scheduler/run-evaluation.js';
+import type { ResultRecord } from '../runner/trajectory/result-record.js';
+import { resultKey } from '../runner/trajectory/result-record.js';
+import { TRAJECTORY_VERSION } from '../runner/trajectory/trajectory.js';
+import { QUEUE_PREFIX, STATS_KEY, capabilityQueueName } from './queue-keys.js';
+import { openRedis } from './redis-connection.js';
+import { ResultStore } from './result-store.js';
+import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
+import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
+
+/** Runs one rollout. Rollout failures are records (never thrown); a throw means this worker could not run it at all. */
+export interface RolloutExecutor {
+  run(job: RolloutJob, context: { attempt: number; abortSignal: AbortSignal }): Promise<ResultRecord>;
+}
+
+export interface RolloutWorkerOptions {
+  redisUrl: URL;
+  name: string;
+  capabilities: WorkerCapabilities;
+  /** The sandbox backend this worker runs: it serves jobs that need it and jobs that need any. */
+  backend: 'docker' | 'process';
+  concurrency: number;
+  leaseMs: number;
+  executor: RolloutExecutor;
+  log: (line: string) => void;
+  /** Heartbeat period (default 2 s). */
+  heartbeatMs?: number;
+}
+
+export interface RolloutWorkerStats {
+  running: number;
+  completed: number;
+  errored: number;
+  duplicates: number;
+  retried: number;
+  failed: number;
+}
+
+export const HEARTBEAT_MS = 2_000;
+/** Stalls (a lost lease) never fail a job: a rollout is retried elsewhere however often its workers die. */
+const MAX_STALLED = 1_000_000;
+
+export class RolloutWorker {
+  readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0 };
+  readonly queues: string[];
+  private readonly workers: Worker[] = [];
+  private readonly slots: PQueue;
+  private readonly store: ResultStore;
+  private readonly forced = new AbortController();
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private state: WorkerHeartbeat['state'] = 'ready';
+  private readonly startedAt = new Date().toISOString();
+
+  private constructor(
+    private readonly options: RolloutWorkerOptions,
+    private readonly redis: Redis,
+  ) {
+    this.store = new ResultStore(redis);
+    this.slots = new PQueue({ concurrency: options.concurrency });
+    const names = options.capabilities.environments.flatMap((environment) => [
+      capabilityQueueName({ environment, backend: options.backend }),
+      capabilityQueueName({ environment, backend: 'any' }),
+    ]);
+    this.queues = [...new Set(names)];
+  }
+
+  static async start(options: RolloutWorkerOptions): Promise<RolloutWorker> {
+    const redis = openRedis(options.redisUrl);
+    const worker = new RolloutWorker(options, redis);
+    await worker.beat();
+    for (const queue of worker.queues) {
+      const bull = new Worker(queue, (job) => worker.process(job), {
+        connection: redis.duplicate(),
+        prefix: QUEUE_PREFIX,
+        name: options.name,
+        concurrency: options.concurrency,
+        lockDuration: options.leaseMs,
+        stalledInterval: Math.max(500, Math.floor(options.leaseMs / 2)),
+        maxStalledCount: MAX_STALLED,
+        removeOnComplete: { count: 0 },
+        removeOnFail: { count: 1_000 },
+        drainDelay: 1,
+      });
+      // Redis restarts and cut links surface here; BullMQ reconnects by itself.
+      bull.on('error', (error) => options.log(`queue ${queue}: ${error.message}`));
+      worker.workers.push(bull);
+    }
+    await Promise.all(worker.workers.map((bull) => bull.waitUntilReady()));
+    worker.heartbeatTimer = setInterval(() => void worker.beat().catch(() => undefined), options.heartbeatMs ?? HEARTBEAT_MS);
+    worker.heartbeatTimer.unref();
+    return worker;
+  }
+
+  /** SIGTERM: take no new jobs, finish the running ones (their records stored and acknowledged), leave the registry. */
+  async drain(): Promise<void> {
+    this.state = 'draining';
+    await this.beat().catch(() => undefined);
+    await Promise.all(this.workers.map((bull) => bull.close()));
+    await this.slots.onIdle();
+    clearInterval(this.heartbeatTimer);
+    await removeWorker(this.redis, this.options.name).catch(() => undefined);
+    await this.redis.quit().catch(() => undefined);
+  }
+
+  /** A second SIGTERM: cancel running rollouts; their jobs return to the queue when the lease runs out. */
+  abortRunning(): void {
+    this.forced.abort();
+  }
+
+  private async process(job: Job): Promise<string> {
+    return this.slots.add(() => this.processNow(job), { throwOnTimeout: true });
+  }
+
+  private async processNow(job: Job): Promise<string> {
+    const payload = decodeRolloutJob(job.data);
+    const key = resultKey(payload.example.id, payload.rollout_index);
+    if (await this.store.isStored(payload.run_id, key)) {
+      this.stats.duplicates++;
+      return 'already-stored';
+    }
+    const attempt = job.attemptsMade + 1;
+    const attempts = job.opts.attempts ?? 1;
+    this.stats.running++;
+    let record: ResultRecord;
+    try {
+      record = await this.options.executor.run(payload, { attempt, abortSignal: this.forced.signal });
+    } catch (error) {
+      if (attempt < attempts && !this.forced.signal.aborted) {
+        this.stats.retried++;
+        throw error;
+      }
+      this.stats.failed++;
+      await this.redis.hincrby(STATS_KEY, 'failed', 1).catch(() => 0);
+      record = failedRecord(payload, error, attempt);
+    } finally {
+      this.stats.running--;
+    }
+    // A forced stop cancels the rollout: leave the job to expire and run again elsewhere, never store it.
+    if (record.error?.code === 'RUNNER_ERR_CANCELLED') throw new CorralError('RUNNER_ERR_CANCELLED', 'worker stopping: rollout returned to the queue');
+    const retryable = record.error?.transient === true && RETRYABLE_BOUNDARIES.has(record.error.boundary);
+    if (retryable && attempt < attempts) {
+      this.stats.retried++;
+      await this.redis.hincrby(STATS_KEY, 'retried', 1);
+      throw new CorralError('QUEUE_ERR_WORKER_FAILED', `transient ${record.error!.code}: retrying through the queue (attempt ${attempt} of ${attempts})`);
+    }
+    record.attempts = attempt;
+    record.extra = { ...(record.extra as Record<string, unknown> | undefined), worker: this.options.name };
+    const stored = await this.store.store(payload.run_id, record, this.options.name);
+    if (!stored) this.stats.duplicates++;
+    else if (record.error) this.stats.errored++;
+    else this.stats.completed++;
+    return stored ? 'stored' : 'already-stored';
+  }
+
+  private async beat(): Promise<void> {
+    await publishHeartbeat(this.redis, {
+      name: this.options.name,
+      host: hostname(),
+      pid: process.pid,
+      capabilities: this.options.capabilities,
+      queues: this.queues,
+      concurrency: this.options.concurrency,
+      lease_ms: this.options.leaseMs,
+      running: this.stats.running,
+      completed: this.stats.completed + this.stats.errored,
+      failed: this.stats.failed,
+      state: this.state,
+      started_at: this.startedAt,
+      last_heartbeat: new Date().toISOString(),
+    });
+  }
+}
+
+/** The record of a rollout the worker could not run after every attempt: errored (boundary runner), never scored. */
+function failedRecord(job: RolloutJob, error: unknown, attempt: number): ResultRecord {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = CorralError.isInstance(error) ? error.code : 'QUEUE_ERR_WORKER_FAILED';
+  const prompt = typeof job.example.prompt === 'string' ? [{ role: 'user' as const, content: job.example.prompt }] : job.example.prompt;
+  return {
+    version: TRAJECTORY_VERSION,
+    example_id: job.example.id,
+    rollout_index: job.rollout_index,
+    task: job.environment.name,
+    prompt,
+    completion: [],
+    answer: job.example.answer ?? null,
+    final_answer: null,
+    info: job.example.info ?? {},
+    reward: null,
+    metrics: {},
+    group: null,
+    error: { boundary: 'runner', code, message, transient: false },
+    turns: 0,
+    timing: { generation_ms: 0, scoring_ms: 0, total_ms: 0, tool_calls: [] },
+    events: [],
+    tokens: null,
+    truncated: false,
+    usage: null,
+    attempts: attempt,
+  };
+}
