@@ -5,7 +5,7 @@
  * and the fixtures' tools/call dispatcher never shadows corral's own.
  */
 import { InMemoryServerEventBus, type McpServer } from '@modelcontextprotocol/server';
-import { CONFORMANCE_ENTRY_NAME, type ToolCatalog, type ToolCatalogEntry } from '../mcp/tool-catalog.js';
+import { CONFORMANCE_ENTRY_NAME, type ServerExtensionContext, type ToolCatalog, type ToolCatalogEntry } from '../mcp/tool-catalog.js';
 import { registerConformanceFixtures } from './register-conformance-fixtures.js';
 
 /** One bus for the environment: a trigger fixture called on one request reaches the listen streams of others. */
@@ -16,7 +16,7 @@ export const conformanceEnvironment: ToolCatalogEntry = Object.freeze({
   tools: [],
   instructions:
     'Fixtures for the MCP conformance suite (@modelcontextprotocol/conformance): test_* tools, test:// resources and test_* prompts. Not a working environment.',
-  extendServer: (server: McpServer) => registerConformanceFixtures(server, changeEvents),
+  extendServer: (server: McpServer, context: ServerExtensionContext) => registerConformanceFixtures(server, changeEvents, context.tasks),
   changeEvents,
 });
 

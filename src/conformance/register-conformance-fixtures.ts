@@ -22,13 +22,18 @@ import { registerFixtureResources } from './fixture-resources.js';
 import type { FixtureTool } from './fixture-tool.js';
 import { inputRequiredFixtureTools } from './input-required-fixture-tools.js';
 import { statelessDiagnosticFixtureTools } from './stateless-diagnostic-fixture-tools.js';
+import { taskFixtureTools } from './task-fixture-tools.js';
+import { type ServerTasks, requestDeclaresTasks, startToolTask } from '../mcp/task-extension.js';
 
 export function conformanceFixtureTools(changes: ServerEventBus): readonly FixtureTool[] {
-  return [...contentFixtureTools, ...clientRequestFixtureTools, ...inputRequiredFixtureTools, ...statelessDiagnosticFixtureTools(changes)];
+  return [...contentFixtureTools, ...clientRequestFixtureTools, ...inputRequiredFixtureTools, ...statelessDiagnosticFixtureTools(changes), ...taskFixtureTools];
 }
 
-/** `changes` is the bus the environment's subscriptions/listen streams hear; the test_trigger_* fixtures publish on it. */
-export function registerConformanceFixtures(server: McpServer, changes: ServerEventBus): void {
+/**
+ * `changes` is the bus the environment's subscriptions/listen streams hear; the test_trigger_* fixtures publish on it.
+ * `tasks` (the host's, when it serves the tasks extension) is where the task fixtures' calls become tasks.
+ */
+export function registerConformanceFixtures(server: McpServer, changes: ServerEventBus, tasks?: ServerTasks): void {
   // Declaring logging makes the SDK answer logging/setLevel and filter ctx.mcpReq.log by the level set.
   // listChanged: the trigger fixtures announce changed lists on subscription streams (declared in server/discover too).
   server.server.registerCapabilities({ logging: {}, tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } });
@@ -51,7 +56,13 @@ export function registerConformanceFixtures(server: McpServer, changes: ServerEv
       // Schema-invalid arguments are a result the model can read and correct (spec 2025-11-25), not a protocol error.
       return { content: [{ type: 'text', text: `invalid arguments for tool ${tool.name}: ${problems}` }], isError: true };
     }
-    return tool.run(validation.value as Record<string, unknown>, context);
+    const args = validation.value as Record<string, unknown>;
+    if (!tool.task || !tasks || !requestDeclaresTasks(server, context, request.params)) return tool.run(args, context);
+    const early = await tool.task.before?.(args, context);
+    if (early) return early;
+    const work = tool.task.work;
+    // Fixtures always become tasks (no immediate-result window): the scenarios expect a task id for every one.
+    return startToolTask(tasks, (control) => work(args, control, context)) as Promise<CallToolResult>;
   });
 
   registerFixtureResources(server);

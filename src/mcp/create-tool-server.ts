@@ -14,6 +14,15 @@ import { errorCodeOf, toProtocolError } from './protocol-error-mapping.js';
 import { type SandboxKind, sandboxKindFor } from './sandbox-source.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 import { corralVersion } from '../core/project-root.js';
+import {
+  type CreateTaskResult,
+  type ServerTasks,
+  type TaskSupport,
+  registerTaskMethods,
+  requestDeclaresTasks,
+  sessionDeclaresTasks,
+  startToolTask,
+} from './task-extension.js';
 
 export const SERVER_NAME = 'corral';
 export const SERVER_VERSION = corralVersion();
@@ -28,7 +37,20 @@ export interface CreateToolServerOptions {
   instructions?: string;
   /** Called when a tools/call starts; the returned function when it ends (idle expiry of handles). */
   onCallStart?: () => () => void;
+  /** The host's task store: given, the server speaks the tasks extension and long tool calls may become tasks. */
+  tasks?: ServerTasks;
 }
+
+/**
+ * Tools that run code may take minutes, so a client that declared the tasks extension gets a task for them;
+ * the file tools answer in milliseconds and stay synchronous.
+ */
+export function taskSupportOf(tool: ToolDefinition): TaskSupport {
+  return tool.sandboxCapability === 'exec' || tool.sandboxCapability === 'python' || tool.sandboxCapability === 'javascript' ? 'optional' : 'forbidden';
+}
+
+/** A task-supporting call that ends this soon is answered directly (the SEP's immediate-result shortcut): no task to poll for an `ls`. */
+export const IMMEDIATE_RESULT_WINDOW_MS = 1_000;
 
 /** The SDK server (for the protocol's other methods), usable by anything that connects a transport. */
 export function createToolServer(options: CreateToolServerOptions): McpServer {
@@ -60,7 +82,7 @@ export function buildToolServer(options: CreateToolServerOptions): { server: Mcp
     );
   }
 
-  const callTool: DirectToolCall = async (params, abortSignal) => {
+  const callTool = async (params: ToolCallParams, abortSignal: AbortSignal): Promise<CallToolResult> => {
     const tool = byName.get(params.name);
     // Same answer McpServer gives: an unknown tool is protocol misuse, a JSON-RPC error.
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
@@ -97,12 +119,31 @@ export function buildToolServer(options: CreateToolServerOptions): { server: Mcp
       endCall?.();
     }
   };
-  server.server.setRequestHandler('tools/call', (request, context) => callTool(request.params, context.mcpReq.signal));
-  return { server, callTool };
+  const tasks = options.tasks;
+  if (tasks) registerTaskMethods(server, tasks);
+  /** The call, or a task running it when the client declared the extension and the tool supports tasks. */
+  const callToolOrTask = (params: ToolCallParams, abortSignal: AbortSignal, declaresTasks: boolean): Promise<CallToolResult | CreateTaskResult> => {
+    const tool = byName.get(params.name);
+    if (!tasks || !declaresTasks || !tool || taskSupportOf(tool) === 'forbidden') return callTool(params, abortSignal);
+    return startToolTask(tasks, (control) => callTool(params, control.signal), { immediateWindowMs: IMMEDIATE_RESULT_WINDOW_MS });
+  };
+  server.server.setRequestHandler(
+    'tools/call',
+    (request, context) =>
+      callToolOrTask(
+        request.params,
+        context.mcpReq.signal,
+        tasks !== undefined && requestDeclaresTasks(server, context, request.params),
+      ) as Promise<CallToolResult>,
+  );
+  // The fast path has no request context: only a 2025 session's own declaration can make its calls tasks.
+  return { server, callTool: (params, abortSignal) => callToolOrTask(params, abortSignal, tasks !== undefined && sessionDeclaresTasks(server)) };
 }
 
-/** One tools/call, without the transport: what the server's handler runs. */
-export type DirectToolCall = (params: { name: string; arguments?: Record<string, unknown> }, abortSignal: AbortSignal) => Promise<CallToolResult>;
+type ToolCallParams = { name: string; arguments?: Record<string, unknown> };
+
+/** One tools/call, without the transport: what the server's handler runs (a CreateTaskResult when it became a task). */
+export type DirectToolCall = (params: ToolCallParams, abortSignal: AbortSignal) => Promise<CallToolResult | CreateTaskResult>;
 
 /**
  * A timeout is the model's to read only while the sandbox still works (a busy command). An agent that does not

@@ -17,8 +17,8 @@ interface LegacySession {
 }
 
 export interface LegacySessionOptions {
-  /** A server with sandboxes of its own, for one new session. */
-  assemble(entry: ToolCatalogEntry): ToolServerAssembly;
+  /** A server with sandboxes of its own, for one new session of `principal`. */
+  assemble(entry: ToolCatalogEntry, principal: string): ToolServerAssembly;
   maxRequestBodySize: number;
 }
 
@@ -69,7 +69,7 @@ export class LegacySessionStore {
 
   /** Starts a session for an initialize request; anything else gets the transport's own error and leaves nothing behind. */
   private async open(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
-    const assembly = this.options.assemble(entry);
+    const assembly = this.options.assemble(entry, principal);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxRequestBodySize,

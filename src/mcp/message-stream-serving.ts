@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { LazySandboxes } from './lazy-sandboxes.js';
 import type { ToolCatalogEntry } from './tool-catalog.js';
+import type { TaskStore } from './task-store.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 import { type SandboxBinding, assembleToolServer } from './tool-server-assembly.js';
 
@@ -19,6 +20,8 @@ export interface MessageStreamOptions {
   transport?: Transport;
   /** Out-of-band SDK errors; reporting only. */
   onError?: (error: Error) => void;
+  /** The host's task store and the connection's principal: given, the stream's servers speak the tasks extension. */
+  tasks?: { store: TaskStore; owner: string };
 }
 
 export interface ServedMessageStream {
@@ -31,7 +34,7 @@ export function serveMessageStream(options: MessageStreamOptions): ServedMessage
   const binding = options.sandboxes;
   const sandboxes = 'source' in binding ? new LazySandboxes(binding.source, binding.env) : binding.shared;
   const { entry, observer } = options;
-  const served = serveStdio(() => assembleToolServer({ ...entry, observer, sandboxes: { shared: sandboxes } }).server, {
+  const served = serveStdio(() => assembleToolServer({ ...entry, observer, sandboxes: { shared: sandboxes }, tasks: options.tasks }).server, {
     ...(options.transport ? { transport: options.transport } : {}),
     onerror: (error) => options.onError?.(error),
   });

@@ -7,6 +7,7 @@
 import type { McpServer, ServerEventBus } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { LazySandboxes } from './lazy-sandboxes.js';
+import type { ServerTasks } from './task-extension.js';
 import type { WikiLookup } from '../tools/wiki/wiki-lookup.js';
 import { type ToolsetName, toolsForToolsets } from './toolsets.js';
 
@@ -32,13 +33,19 @@ export interface ToolCatalogEntry {
    * Registrations beyond `tools` (resources, prompts, logging...) on each server built for this entry, before it
    * connects. It may replace tools/call, so servers of such entries get no fast path.
    */
-  readonly extendServer?: (server: McpServer) => void;
+  readonly extendServer?: (server: McpServer, context: ServerExtensionContext) => void;
   /**
    * Where changes to this entry's tool, prompt or resource lists are published (e.g. an operator reloading an
    * environment); every 2026-era `subscriptions/listen` stream on the entry hears them. Without it each HTTP
    * handler has a private bus nothing publishes on.
    */
   readonly changeEvents?: ServerEventBus;
+}
+
+/** What an entry's extra registrations may use of the server they extend. */
+export interface ServerExtensionContext {
+  /** The host's tasks for this server's requests, when the server speaks the tasks extension. */
+  readonly tasks?: ServerTasks;
 }
 
 export interface ToolCatalog {

@@ -9,6 +9,9 @@ import { buildToolServer } from './create-tool-server.js';
 import { type JsonRpcErrorBody, jsonRpcFaultBody } from './json-rpc-errors.js';
 import { LazySandboxes } from './lazy-sandboxes.js';
 import type { SandboxSource } from './sandbox-source.js';
+import type { CreateTaskResult, ServerTasks } from './task-extension.js';
+import type { TaskStore } from './task-store.js';
+import type { ServerExtensionContext } from './tool-catalog.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 
 /** A single JSON-RPC tools/call request, already checked by whoever recognised it. */
@@ -17,7 +20,7 @@ export interface ToolCallMessage {
   params: { name: string; arguments?: Record<string, unknown> };
 }
 
-export type ToolCallReply = { jsonrpc: '2.0'; id: string | number; result: CallToolResult } | JsonRpcErrorBody;
+export type ToolCallReply = { jsonrpc: '2.0'; id: string | number; result: CallToolResult | CreateTaskResult } | JsonRpcErrorBody;
 
 /** Answers one tools/call without any transport: the same result, errors and metrics as the server's own handler. */
 export type FastToolCall = (message: ToolCallMessage, abortSignal: AbortSignal) => Promise<ToolCallReply>;
@@ -37,7 +40,9 @@ export interface ToolServerAssemblyOptions {
   /** Shown to clients at initialize. */
   instructions?: string | undefined;
   /** Registrations beyond `tools`, before the server connects; such a server may no longer own tools/call. */
-  extendServer?: ((server: McpServer) => void) | undefined;
+  extendServer?: ((server: McpServer, context: ServerExtensionContext) => void) | undefined;
+  /** The host's task store and whose tasks this server's requests see: given, the server speaks the tasks extension. */
+  tasks?: { store: TaskStore; owner: string } | undefined;
 }
 
 export interface ToolServerAssembly {
@@ -53,14 +58,24 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
   const binding = options.sandboxes;
   const ownsSandboxes = 'source' in binding;
   const sandboxes = ownsSandboxes ? new LazySandboxes(binding.source, binding.env) : binding.shared;
+  // Tasks outlive the request that started them: sandboxes this server owns are released only after their work ends.
+  const runningTasks = new Set<Promise<void>>();
+  const tasks: ServerTasks | undefined = options.tasks && {
+    ...options.tasks,
+    holdUntil: (ended) => {
+      runningTasks.add(ended);
+      void ended.finally(() => runningTasks.delete(ended));
+    },
+  };
   const { server, callTool } = buildToolServer({
     tools: options.toolsFor ? options.toolsFor(sandboxes) : options.tools,
     sandboxSource: sandboxes,
     onCallStart: () => sandboxes.beginCall(),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(tasks ? { tasks } : {}),
   });
-  options.extendServer?.(server);
+  options.extendServer?.(server, tasks ? { tasks } : {});
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -78,7 +93,9 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
       // Deferred a tick, so a close() reached again from the server's own onclose finds this promise.
       (closing ??= Promise.resolve().then(async () => {
         await server.close().catch(() => undefined);
-        if (ownsSandboxes) await sandboxes.release();
+        if (!ownsSandboxes) return;
+        await Promise.all([...runningTasks]);
+        await sandboxes.release();
       })),
   };
 }

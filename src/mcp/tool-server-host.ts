@@ -6,6 +6,8 @@
  * - /mcp/<env> with a 2026-era (sessionless) client: one set per request, released after it;
  * - /mcp/<env>/<handle> and ws with a handle: the handle's set, for clients of either era.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { type McpHttpHandler, type McpServer, type Transport, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { SandboxSession } from '../sandbox/session.js';
 import { type HandleRecord, HandleStore } from './handle-store.js';
@@ -13,6 +15,7 @@ import { LazySandboxes } from './lazy-sandboxes.js';
 import { LegacySessionStore } from './legacy-session-store.js';
 import { serveMessageStream } from './message-stream-serving.js';
 import type { SandboxSource } from './sandbox-source.js';
+import { TaskStore, type TaskStoreLimits } from './task-store.js';
 import type { ToolCatalog, ToolCatalogEntry } from './tool-catalog.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
 import { type SandboxBinding, type ToolCallMessage, type ToolCallReply, type ToolServerAssembly, assembleToolServer } from './tool-server-assembly.js';
@@ -26,6 +29,8 @@ export interface ToolServerHostOptions {
   observer?: ToolCallObserver;
   /** Out-of-band SDK errors (rejected requests, transport faults); reporting only. */
   onError?: (error: Error) => void;
+  /** Bounds of the tasks extension's store (ttl, per-principal caps); defaults in task-store.ts. */
+  taskLimits?: Partial<TaskStoreLimits>;
 }
 
 export interface ServedConnection {
@@ -55,10 +60,15 @@ export class ToolServerHost {
   private readonly connections = new Set<ServedConnection>();
   private readonly sessionlessHandlers = new Map<string, McpHttpHandler>();
   private readonly sweepTimer: NodeJS.Timeout;
+  /** Every task of every server built here, owned by principals (a sessionless request's task outlives its server). */
+  readonly tasks: TaskStore;
+  /** The principal of the sessionless request being served, for the server the SDK's handler builds for it. */
+  private readonly requestPrincipal = new AsyncLocalStorage<string>();
 
   constructor(private readonly options: ToolServerHostOptions) {
+    this.tasks = new TaskStore(options.taskLimits);
     this.legacySessions = new LegacySessionStore({
-      assemble: (entry) => this.assemble(entry, { source: options.sandboxSource }),
+      assemble: (entry, principal) => this.assemble(entry, { source: options.sandboxSource }, principal),
       maxRequestBodySize: options.maxRequestBodySize,
     });
     this.handles = new HandleStore(async (record) => {
@@ -86,7 +96,7 @@ export class ToolServerHost {
       request.headers.has('mcp-session-id') ||
       (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.options.maxRequestBodySize }).catch(() => true));
     if (legacy) return this.legacySessions.handle(entry, request, principal);
-    return this.sessionlessHandler(entry).fetch(request);
+    return this.requestPrincipal.run(principal, () => this.sessionlessHandler(entry).fetch(request));
   }
 
   /**
@@ -116,9 +126,9 @@ export class ToolServerHost {
       sandboxes,
       () => ({
         // Stateless: the SDK builds a server per request, each over the handle's sandboxes.
-        handler: createMcpHandler(() => this.assemble(entry, shared).server, this.handlerOptions(entry, 'stateless')),
+        handler: createMcpHandler(() => this.assemble(entry, shared, principal).server, this.handlerOptions(entry, 'stateless')),
         // Never connected: only its tools/call runs, for requests the fast path recognises.
-        fastPath: this.assemble(entry, shared),
+        fastPath: this.assemble(entry, shared, principal),
       }),
       options.idleTtlMs,
     );
@@ -179,7 +189,14 @@ export class ToolServerHost {
       if (!record) return undefined;
       sandboxes = { shared: record.sandboxes };
     }
-    const served = serveMessageStream({ entry, sandboxes, observer: this.options.observer, transport, onError: (error) => this.options.onError?.(error) });
+    const served = serveMessageStream({
+      entry,
+      sandboxes,
+      observer: this.options.observer,
+      transport,
+      onError: (error) => this.options.onError?.(error),
+      tasks: { store: this.tasks, owner: options.principal },
+    });
     // Counted with the transient sets while it owns its sandboxes, so close() and stats() see it.
     const owned = 'source' in sandboxes ? served.sandboxes : undefined;
     if (owned) this.transient.add(owned);
@@ -213,6 +230,8 @@ export class ToolServerHost {
   /** Ends every session, handle and connection and releases every lease. Idempotent. */
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
+    // First, so servers waiting on their tasks' work can release their sandboxes.
+    this.tasks.close();
     await Promise.all([...this.connections].map((connection) => connection.close()));
     await Promise.all([...this.sessionlessHandlers.values()].map((handler) => handler.close().catch(() => undefined)));
     await this.legacySessions.closeAll();
@@ -226,8 +245,8 @@ export class ToolServerHost {
     await this.handles.expireIdle(idleMs);
   }
 
-  /** Every server this host builds, for any binding, is assembled here: same observer, same extensions. */
-  private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding): ToolServerAssembly {
+  /** Every server this host builds, for any binding, is assembled here: same observer, same extensions, `principal`'s tasks. */
+  private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding, principal: string): ToolServerAssembly {
     return assembleToolServer({
       tools: entry.tools,
       toolsFor: entry.toolsFor,
@@ -235,6 +254,7 @@ export class ToolServerHost {
       extendServer: entry.extendServer,
       observer: this.options.observer,
       sandboxes,
+      tasks: { store: this.tasks, owner: principal },
     });
   }
 
@@ -254,7 +274,9 @@ export class ToolServerHost {
   }
 
   private transientServer(entry: ToolCatalogEntry): McpServer {
-    const assembly = this.assemble(entry, { source: this.options.sandboxSource });
+    // Always inside handleEnvironmentRequest's run(); a server built anywhere else sees no one's tasks.
+    const principal = this.requestPrincipal.getStore() ?? `unattributed:${randomUUID()}`;
+    const assembly = this.assemble(entry, { source: this.options.sandboxSource }, principal);
     const owner = { release: () => assembly.close() };
     this.transient.add(owner);
     const previous = assembly.server.server.onclose;
