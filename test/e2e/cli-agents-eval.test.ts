@@ -117,6 +117,8 @@ describe.runIf(dockerAvailable)('corral eval --agent <cli>: the CLI, its shell, 
       // The rubric read the python tool's file in the rollout's sandbox: it holds what the CLI's shell wrote.
       expect(record!.metrics.one_sandbox).toBe(1);
       expect(record!.reward).toBe(1);
+      // The CLI's config, state and logs stayed out of the graded workspace.
+      expect(record!.metrics.workspace_clean).toBe(1);
       expect(record!.final_answer).toContain(MCP_MARKER);
       // Both calls were made: the native shell one (the CLI's own tool) and corral's python, recorded as a tool call.
       const called = assistantToolNames(record!);
