@@ -148,12 +148,10 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
   }
 }
 
-/** The worker a record names: the queue puts it in the record's info (and metadata.json's per-rollout list). */
+/** The worker a record names (the queue writes it to the record's `extra`, and metadata.json's per-rollout list). */
 export function workerOf(record: ResultRecord): string | undefined {
-  const fromInfo = (record.info as { worker?: unknown } | undefined)?.worker;
-  if (typeof fromInfo === 'string') return fromInfo;
-  const top = record['worker'];
-  return typeof top === 'string' ? top : undefined;
+  const worker = (record['extra'] as { worker?: unknown } | undefined)?.worker;
+  return typeof worker === 'string' ? worker : undefined;
 }
 
 /** Result keys that appear more than once, and expected keys that never appear. */
