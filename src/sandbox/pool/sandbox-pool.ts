@@ -36,6 +36,12 @@ interface LiveSandbox {
 /** Idle sandboxes this close to their expiry are retired instead of handed out. */
 const EXPIRY_MARGIN_MS = 5_000;
 
+/**
+ * Empty buckets kept for their stats before the pool forgets them. Specs that are unique per rollout (a CLI agent's
+ * per-rollout socket mount, per-example images) would otherwise leave one bucket per rollout for the pool's life.
+ */
+const RETAINED_EMPTY_BUCKETS = 64;
+
 export class SandboxPool {
   readonly options: Readonly<PoolOptions>;
   readonly ownerId: string;
@@ -134,10 +140,18 @@ export class SandboxPool {
     const hash = specHash(spec);
     let bucket = this.buckets.get(hash);
     if (!bucket) {
+      if (this.buckets.size >= RETAINED_EMPTY_BUCKETS) this.forgetEmptyBuckets();
       bucket = new SpecBucket(hash, spec, this.options.minIdle);
       this.buckets.set(hash, bucket);
     }
     return bucket;
+  }
+
+  /** Drops buckets with nothing in them, nothing waiting and no warm target, so their count stays bounded. */
+  private forgetEmptyBuckets(): void {
+    for (const [hash, bucket] of this.buckets) {
+      if (bucket.total === 0 && bucket.waiters.length === 0 && bucket.minIdle === 0) this.buckets.delete(hash);
+    }
   }
 
   private takeIdle(bucket: SpecBucket): SandboxHandle | undefined {

@@ -140,6 +140,21 @@ describe('SandboxPool', () => {
     await expect(pool.acquire()).rejects.toSatisfy((error) => CorralError.hasCode(error, 'POOL_ERR_CLOSED'));
   });
 
+  it('forgets empty buckets of one-off specs but keeps those still in use', async () => {
+    const { pool } = makePool();
+    const held = await pool.acquire({ env: { ROLLOUT: 'held' } });
+    for (let index = 0; index < 200; index++) {
+      const lease = await pool.acquire({ env: { ROLLOUT: String(index) } });
+      await lease.release();
+      await pool.settle();
+    }
+    const stats = pool.stats();
+    expect(stats.length).toBeLessThanOrEqual(65);
+    expect(stats.filter((bucket) => bucket.leased === 1)).toHaveLength(1);
+    await held.release();
+    await pool.close();
+  });
+
   it('supports await using for release', async () => {
     const { pool, provider } = makePool();
     {
