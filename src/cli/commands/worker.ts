@@ -107,32 +107,33 @@ export function registerWorkerCommand(program: Command): void {
             });
       if (server) await new Promise<void>((resolve) => server.listen(flags.metricsPort, flags.metricsHost, resolve));
       const metricsPort = server ? (server.address() as { port: number }).port : null;
+      // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
+      let draining = false;
+      const stop = async (signal: string) => {
+        if (draining) {
+          log(`${signal} again: cancelling running rollouts (their jobs return to the queue after the lease)`);
+          worker.abortRunning();
+          return;
+        }
+        draining = true;
+        log(`${signal}: draining (${worker.stats.running} running; no new jobs)`);
+        try {
+          await worker.drain();
+          await metrics.close();
+          server?.close();
+          await rollouts.close();
+          probe.disconnect();
+          log(`drained: ${worker.stats.completed} completed, ${worker.stats.errored} errored, ${worker.stats.duplicates} duplicates skipped`);
+        } catch (error) {
+          log(`drain failed: ${(error as Error).message}; jobs not acknowledged return to the queue after the lease`);
+        }
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
       log(
         `serving ${worker.queues.join(', ')} from ${redactedRedisUrl(redisUrl)} (backend ${backend}, concurrency ${flags.concurrency}, lease ${flags.leaseMs} ms)`,
       );
       process.stdout.write(`${JSON.stringify({ event: 'worker.ready', name, queues: worker.queues, backend, metrics_port: metricsPort, pid: process.pid })}\n`);
     });
-} // Before the ready line: a supervisor may send SIGTERM the moment it reads it.
-let draining = false;
-const stop = async (signal: string) => {
-  if (draining) {
-    log(`${signal} again: cancelling running rollouts (their jobs return to the queue after the lease)`);
-    worker.abortRunning();
-    return;
-  }
-  draining = true;
-  log(`${signal}: draining (${worker.stats.running} running; no new jobs)`);
-  try {
-    await worker.drain();
-    await metrics.close();
-    server?.close();
-    await rollouts.close();
-    probe.disconnect();
-    log(`drained: ${worker.stats.completed} completed, ${worker.stats.errored} errored, ${worker.stats.duplicates} duplicates skipped`);
-  } catch (error) {
-    log(`drain failed: ${(error as Error).message}; jobs not acknowledged return to the queue after the lease`);
-  }
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+}
