@@ -1,9 +1,10 @@
 /**
  * `corral bench agents` proxy part: what the recording proxy adds to one model call, per dialect. Each sample is a
  * pair, in alternating order: the CLI's request (captured from the real CLI, test/fixtures/model-proxy/) sent
- * streaming through the proxy to the scripted model, and the same conversation already in Chat Completions form
- * sent straight to the scripted model (the peer). The overhead is the median of the paired differences: request
- * parsing, translation both ways, the event stream and the record, on the same client, server and machine.
+ * through the proxy to the scripted model (streamed when the CLI streams, as the proxy then streams upstream), and
+ * the same conversation already in Chat Completions form sent straight to the scripted model the same way (the
+ * peer). The overhead is the median of the paired differences: request parsing, translation both ways, the event
+ * stream and the record, on the same client, server and machine.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -55,7 +56,10 @@ export async function proxyOverheadFigures(options: ProxyBenchOptions): Promise<
         query: new URL(captured.url, 'http://proxy').searchParams,
       });
       const proxyBody = JSON.stringify(captured.body);
-      const directBody = JSON.stringify({ ...translated.chat, temperature: 1, logprobs: true, return_token_ids: true, model: 'bench', stream: false });
+      // The peer asks as the proxy does: a stream (with its usage) when the CLI streams, read to its end.
+      const streamOptions = translated.stream ? { stream_options: { include_usage: true } } : {};
+      const sampling = { temperature: 1, logprobs: true, return_token_ids: true };
+      const directBody = JSON.stringify({ ...translated.chat, ...sampling, model: 'bench', stream: translated.stream, ...streamOptions });
       const viaProxy = () => post(client, `${proxy.origin}${captured.url}`, proxyBody, headersFor(dialect, rollout.apiKey));
       const direct = () => post(client, `${model.baseURL}/chat/completions`, directBody, { authorization: 'Bearer EMPTY' });
       for (let index = 0; index < options.warmup; index++) {

@@ -8,12 +8,16 @@
  */
 import type { ToolCallRequest } from '../runner/trajectory/messages.js';
 import type { ChatContentPart, ChatFunctionTool, ChatRequest, ProxyChatMessage } from './chat-wire.js';
-import type { TranslatedRequest } from './dialect.js';
+import type { ToolTranslation, TranslatedRequest } from './dialect.js';
 import { asArray, asRecord, asString, type JsonRecord } from './json-values.js';
 import { badRequest } from './proxy-error.js';
 import { joinLeadingSystemMessages } from './system-messages.js';
 
-export function translateAnthropicRequest(body: unknown): TranslatedRequest<null> {
+export function translateAnthropicTools(value: unknown): ToolTranslation {
+  return { tools: asArray(value).flatMap(chatTool), namespaced: new Map(), customTools: new Set() };
+}
+
+export function translateAnthropicRequest(body: unknown, translation: ToolTranslation): TranslatedRequest<null> {
   const request = asRecord(body);
   if (!request) throw badRequest('the request body must be a JSON object');
   if (!Array.isArray(request['messages'])) throw badRequest('messages: Field required');
@@ -24,8 +28,8 @@ export function translateAnthropicRequest(body: unknown): TranslatedRequest<null
   if (messages.length === 0) throw badRequest('messages: at least one message is required');
 
   const chat: ChatRequest = { messages: joinLeadingSystemMessages(messages) };
-  const tools = asArray(request['tools']).flatMap(chatTool);
-  if (tools.length > 0) chat.tools = tools;
+  const { tools } = translation;
+  if (tools.length > 0) chat.tools = tools as ChatFunctionTool[];
   const toolChoice = asRecord(request['tool_choice']);
   if (toolChoice && tools.length > 0) {
     const type = toolChoice['type'];

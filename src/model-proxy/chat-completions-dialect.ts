@@ -1,30 +1,39 @@
 /**
  * Chat Completions (OpenCode, Qwen Code): the request goes upstream as sent, bar the fields the proxy owns; the
- * answer comes back untouched, or as the chunk sequence the OpenAI SDK reads: a role chunk, content, reasoning,
- * one chunk per tool call (index, id, name, whole arguments), the finish chunk, a usage chunk when
+ * answer comes back untouched, or as the chunk sequence the OpenAI SDK reads: a role chunk, reasoning and content
+ * deltas, tool call deltas (the first of each call with index, id and name), the finish chunk, a usage chunk when
  * stream_options.include_usage asked for one, then `data: [DONE]`.
  */
-import type { ChatRequest } from './chat-wire.js';
+import type { ChatFunctionTool, ChatRequest } from './chat-wire.js';
 import type { Dialect, StreamEvent, TranslatedRequest } from './dialect.js';
-import { asArray, asRecord, asString } from './json-values.js';
+import { asRecord, asString } from './json-values.js';
 import { badRequest, type ProxyError } from './proxy-error.js';
+import { replayAnswer, replayStart } from './stream-replay.js';
 
 interface ChatState {
   includeUsage: boolean;
 }
 
-/** Dropped from what goes upstream: the proxy sets model and stream itself and always asks for one whole answer. */
-const CLIENT_ONLY_FIELDS = new Set(['model', 'stream', 'stream_options']);
+/** Not copied over: the proxy sets model, stream and stream_options itself; tools come from the tool translation. */
+const CLIENT_ONLY_FIELDS = new Set(['model', 'stream', 'stream_options', 'tools']);
 
 export const chatCompletionsDialect: Dialect<ChatState> = {
   name: 'chat',
 
-  translateRequest(body) {
+  // The system prompt is messages[0]: nothing else to cache.
+  stableFields: [],
+
+  // Chat Completions tools go upstream as they are (a non-list is left out).
+  translateTools: (tools) => ({ tools: Array.isArray(tools) ? (tools as ChatFunctionTool[]) : [], namespaced: new Map(), customTools: new Set() }),
+
+  translateRequest(body, _context, translation) {
     const request = asRecord(body);
+    const tools = (translation ?? chatCompletionsDialect.translateTools(request?.['tools'])).tools;
     if (!request) throw badRequest('the request body must be a JSON object');
     if (!Array.isArray(request['messages']) || request['messages'].length === 0) throw badRequest('messages must be a non-empty array');
     const chat: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(request)) if (!CLIENT_ONLY_FIELDS.has(field)) chat[field] = value;
+    if (tools.length > 0) chat['tools'] = tools;
     return {
       chat: chat as ChatRequest,
       stream: request['stream'] === true,
@@ -37,25 +46,39 @@ export const chatCompletionsDialect: Dialect<ChatState> = {
     return answer.body;
   },
 
-  streamEvents(answer, request: TranslatedRequest<ChatState>) {
-    const { message, finishReason } = answer.turn;
-    const id = asString(answer.body['id']) ?? `chatcmpl-${answer.id}`;
-    const model = asString(answer.body['model']) ?? request.clientModel;
+  streamWriter(request: TranslatedRequest<ChatState>, start) {
+    const id = start.upstreamId ?? `chatcmpl-${start.id}`;
+    const model = start.upstreamModel ?? request.clientModel;
     const chunk = (delta: Record<string, unknown>, finish: string | null = null): StreamEvent => ({
-      data: { id, object: 'chat.completion.chunk', created: answer.created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] },
+      data: { id, object: 'chat.completion.chunk', created: start.created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] },
     });
-    const events: StreamEvent[] = [chunk({ role: 'assistant', content: '' })];
-    if (message.reasoning_content) events.push(chunk({ reasoning_content: message.reasoning_content }));
-    if (message.content) events.push(chunk({ content: message.content }));
-    asArray(message.tool_calls).forEach((call, index) => {
-      const { id: callId, function: fn } = call as NonNullable<typeof message.tool_calls>[number];
-      events.push(chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: fn.name, arguments: fn.arguments } }] }));
-    });
-    events.push(chunk({}, finishReason ?? 'stop'));
-    if (request.state.includeUsage) {
-      events.push({ data: { id, object: 'chat.completion.chunk', created: answer.created, model, choices: [], usage: answer.body['usage'] ?? null } });
-    }
-    return events;
+    const startedCalls = new Set<number>();
+    return {
+      start: () => [chunk({ role: 'assistant', content: '' })],
+      write(delta) {
+        if (delta.type === 'reasoning') return [chunk({ reasoning_content: delta.text })];
+        if (delta.type === 'text') return [chunk({ content: delta.text })];
+        if (startedCalls.has(delta.index)) return [chunk({ tool_calls: [{ index: delta.index, function: { arguments: delta.arguments } }] })];
+        startedCalls.add(delta.index);
+        const call = {
+          index: delta.index,
+          id: delta.id ?? `call_${start.id}_${delta.index}`,
+          type: 'function',
+          function: { name: delta.name ?? '', arguments: delta.arguments },
+        };
+        return [chunk({ tool_calls: [call] })];
+      },
+      finish(answer) {
+        const events = [chunk({}, answer.turn.finishReason ?? 'stop')];
+        if (request.state.includeUsage)
+          events.push({ data: { id, object: 'chat.completion.chunk', created: start.created, model, choices: [], usage: answer.body['usage'] ?? null } });
+        return events;
+      },
+    };
+  },
+
+  streamEvents(answer, request: TranslatedRequest<ChatState>) {
+    return replayAnswer(chatCompletionsDialect.streamWriter(request, replayStart(answer)), answer);
   },
 
   streamTerminator: '[DONE]',

@@ -1,9 +1,9 @@
 /**
- * Chat Completions answers as Gemini GenerateContentResponse objects. A stream is a few such chunks (thought,
+ * Chat Completions answers as Gemini GenerateContentResponse objects. A stream is such chunks (thoughts,
  * text, function calls), the last carrying finishReason and usageMetadata, as Gemini's own stream ends; an answer
  * with nothing in it still sends one empty text part, which Gemini CLI reads as an empty answer, not a broken stream.
  */
-import type { StreamEvent, TranslatedRequest, UpstreamAnswer } from './dialect.js';
+import type { StreamEvent, StreamStart, StreamWriter, TranslatedRequest, UpstreamAnswer } from './dialect.js';
 import { parseArgumentsObject } from './json-values.js';
 import type { ProxyError } from './proxy-error.js';
 
@@ -11,26 +11,24 @@ type Part = { text: string; thought?: true } | { functionCall: { id: string; nam
 
 const FINISH_REASONS: Record<string, string> = { stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY' };
 
-function partGroups(answer: UpstreamAnswer): Part[][] {
+function answerParts(answer: UpstreamAnswer): Part[] {
   const { message } = answer.turn;
-  const groups: Part[][] = [];
-  if (message.reasoning_content) groups.push([{ text: message.reasoning_content, thought: true }]);
-  if (message.content) groups.push([{ text: message.content }]);
-  const calls = (message.tool_calls ?? []).map((call) => ({
-    functionCall: { id: call.id, name: call.function.name, args: parseArgumentsObject(call.function.arguments) },
-  }));
-  if (calls.length > 0) groups.push(calls);
-  if (groups.length === 0) groups.push([{ text: '' }]);
-  return groups;
+  const parts: Part[] = [];
+  if (message.reasoning_content) parts.push({ text: message.reasoning_content, thought: true });
+  if (message.content) parts.push({ text: message.content });
+  for (const call of message.tool_calls ?? [])
+    parts.push({ functionCall: { id: call.id, name: call.function.name, args: parseArgumentsObject(call.function.arguments) } });
+  return parts.length > 0 ? parts : [{ text: '' }];
 }
 
-function chunk(parts: Part[], answer: UpstreamAnswer, request: TranslatedRequest<null>, last: boolean) {
-  const usage = answer.turn.usage;
+/** `last`: the whole answer, whose finish reason and usage the last chunk carries. */
+function chunk(parts: Part[], responseId: string, request: TranslatedRequest<null>, last: UpstreamAnswer | null) {
+  const usage = last?.turn.usage;
   const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
-  if (last) candidate['finishReason'] = FINISH_REASONS[answer.turn.finishReason ?? 'stop'] ?? 'STOP';
+  if (last) candidate['finishReason'] = FINISH_REASONS[last.turn.finishReason ?? 'stop'] ?? 'STOP';
   return {
     candidates: [candidate],
-    ...(last && usage
+    ...(usage
       ? {
           usageMetadata: {
             promptTokenCount: usage.prompt_tokens,
@@ -41,17 +39,46 @@ function chunk(parts: Part[], answer: UpstreamAnswer, request: TranslatedRequest
         }
       : {}),
     modelVersion: request.clientModel,
-    responseId: answer.id,
+    responseId,
   };
 }
 
 export function geminiBody(answer: UpstreamAnswer, request: TranslatedRequest<null>) {
-  return chunk(partGroups(answer).flat(), answer, request, true);
+  return chunk(answerParts(answer), answer.id, request, answer);
 }
 
-export function geminiEvents(answer: UpstreamAnswer, request: TranslatedRequest<null>): StreamEvent[] {
-  const groups = partGroups(answer);
-  return groups.map((parts, index) => ({ data: chunk(parts, answer, request, index === groups.length - 1) }));
+/**
+ * Gemini's stream as deltas arrive: a chunk per thought or text delta, function calls (whose args Gemini sends
+ * whole) in one chunk at the end. Each chunk is held until the next is known, so the last one can carry
+ * finishReason and usageMetadata as Gemini's own stream does.
+ */
+export function geminiStreamWriter(request: TranslatedRequest<null>, start: StreamStart): StreamWriter {
+  let held: Part[] | null = null;
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  const pass = (parts: Part[]): StreamEvent[] => {
+    const previous = held;
+    held = parts;
+    return previous ? [{ data: chunk(previous, start.id, request, null) }] : [];
+  };
+  return {
+    start: () => [],
+    write(delta) {
+      if (delta.type === 'reasoning') return pass([{ text: delta.text, thought: true }]);
+      if (delta.type === 'text') return pass([{ text: delta.text }]);
+      const call = calls.get(delta.index) ?? { id: delta.id ?? `call_${start.id}_${delta.index}`, name: delta.name ?? '', args: '' };
+      call.args += delta.arguments;
+      calls.set(delta.index, call);
+      return [];
+    },
+    finish(answer) {
+      const events =
+        calls.size > 0
+          ? pass([...calls.values()].map((call) => ({ functionCall: { id: call.id, name: call.name, args: parseArgumentsObject(call.args) } })))
+          : [];
+      events.push({ data: chunk(held ?? [{ text: '' }], start.id, request, answer) });
+      return events;
+    },
+  };
 }
 
 const STATUS_NAMES: Record<number, string> = {

@@ -8,14 +8,19 @@
  */
 import type { ToolCallRequest } from '../runner/trajectory/messages.js';
 import type { ChatContentPart, ChatFunctionTool, ChatRequest, ProxyChatMessage } from './chat-wire.js';
-import type { RouteContext, TranslatedRequest } from './dialect.js';
+import type { RouteContext, ToolTranslation, TranslatedRequest } from './dialect.js';
 import { asArray, asRecord, asString, type JsonRecord } from './json-values.js';
 import { badRequest } from './proxy-error.js';
 import { joinLeadingSystemMessages } from './system-messages.js';
 
 const GENERATION_FIELDS: Record<string, string> = { temperature: 'temperature', topP: 'top_p', topK: 'top_k', maxOutputTokens: 'max_tokens', seed: 'seed' };
 
-export function translateGeminiRequest(body: unknown, context: RouteContext): TranslatedRequest<null> {
+export function translateGeminiTools(value: unknown): ToolTranslation {
+  const tools = asArray(value).flatMap((tool) => asArray(asRecord(tool)?.['functionDeclarations']).flatMap(chatTool));
+  return { tools, namespaced: new Map(), customTools: new Set() };
+}
+
+export function translateGeminiRequest(body: unknown, context: RouteContext, translation: ToolTranslation): TranslatedRequest<null> {
   const request = asRecord(body);
   if (!request) throw badRequest('the request body must be a JSON object');
   const contents = asArray(request['contents']);
@@ -27,8 +32,8 @@ export function translateGeminiRequest(body: unknown, context: RouteContext): Tr
   contents.forEach((value, contentIndex) => appendContent(messages, asRecord(value), contentIndex, unanswered));
 
   const chat: ChatRequest = { messages: joinLeadingSystemMessages(messages) };
-  const tools = asArray(request['tools']).flatMap((tool) => asArray(asRecord(tool)?.['functionDeclarations']).flatMap(chatTool));
-  if (tools.length > 0) chat.tools = tools;
+  const { tools } = translation;
+  if (tools.length > 0) chat.tools = tools as ChatFunctionTool[];
   const calling = asRecord(asRecord(request['toolConfig'])?.['functionCallingConfig']);
   const allowed = asArray(calling?.['allowedFunctionNames']);
   if (tools.length > 0 && calling?.['mode'] === 'NONE') chat['tool_choice'] = 'none';

@@ -11,7 +11,7 @@ export interface ModelCall {
   index: number;
   rolloutId: string;
   dialect: DialectName;
-  /** The CLI asked for a stream (the proxy always asks upstream for one whole answer). */
+  /** The CLI asked for a stream (and the proxy asked upstream for one, translating it chunk by chunk). */
   stream: boolean;
   /** The model name the CLI sent; upstream was asked for the proxy's configured model. */
   clientModel: string;
@@ -19,7 +19,7 @@ export interface ModelCall {
   startedAtMs: number;
   /** Request arrival to the last byte written back. */
   durationMs: number;
-  /** The upstream request alone (send to whole answer read). */
+  /** The upstream request alone (send to the whole answer read, or to the stream's end). */
   upstreamMs: number;
   /** The Chat Completions request sent upstream (model left out; forced sampling args included). */
   request: { messages: ProxyChatMessage[]; tools: ChatFunctionTool[]; sampling: Record<string, unknown> };

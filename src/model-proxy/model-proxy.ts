@@ -11,7 +11,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { CorralError } from '../core/errors.js';
-import { ModelHttpClient } from '../runner/agents/openai/model-http-client.js';
 import { createProxyHandler, type RequestHandler } from './proxy-handler.js';
 import { newRolloutKey } from './proxy-credentials.js';
 import { ProxyRollout, type ProxyRolloutOptions } from './proxy-rollout.js';
@@ -37,8 +36,6 @@ export interface ModelProxyOptions {
    * dialect's error event. Default 10_000.
    */
   streamHeadStartMs?: number;
-  /** How upstream is reached. Default: a keep-alive pool of the proxy's own. */
-  httpClient?: ModelHttpClient;
 }
 
 export interface ModelProxy {
@@ -60,11 +57,10 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   if (reserved.length > 0) throw new CorralError('CFG_ERR_INVALID', `model proxy forcedArgs may not set ${reserved.join(', ')}: the proxy sets them itself`);
   if (options.listen.socketPath === undefined && options.listen.port === undefined)
     throw new CorralError('CFG_ERR_INVALID', 'model proxy: listen needs a socketPath, a port, or both');
-  const ownsHttpClient = options.httpClient === undefined;
-  const httpClient = options.httpClient ?? new ModelHttpClient();
+  const upstream = new UpstreamClient(options.upstream);
   const rollouts = new Map<string, ProxyRollout>();
   const handlerOptions = {
-    upstream: new UpstreamClient(options.upstream, httpClient),
+    upstream,
     forcedArgs,
     findRollout: (key: string) => rollouts.get(key),
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
@@ -116,7 +112,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       rollouts.clear();
       await Promise.all([...open.map((rollout) => rollout.close()), ...servers.map(closeServer)]);
       if (socketPath !== null) removeStaleSocket(socketPath);
-      if (ownsHttpClient) await httpClient.close();
+      await upstream.close();
     },
   };
 }

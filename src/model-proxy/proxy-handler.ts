@@ -1,12 +1,13 @@
 /**
  * One HTTP request through the proxy: route, credential, body, translation to Chat Completions, the upstream
- * call, the record, and the answer in the CLI's dialect (one body or its whole event stream). Upstream is always
- * asked for one whole answer, so token ids and logprobs arrive together and retries stay possible; the stream a
- * CLI asked for is written from it, which delays its first byte to the end of the generation.
+ * call, the record, and the answer in the CLI's dialect. A CLI that asks for one body gets one (upstream is asked
+ * for one whole answer); a CLI that asks for a stream gets upstream's stream translated chunk by chunk as it
+ * arrives (stream-sink.ts), and the call is recorded from the assembled whole, token ids and logprobs included.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dialect, StreamEvent, TranslatedRequest } from './dialect.js';
+import type { ChatFunctionTool } from './chat-wire.js';
+import type { Dialect, TranslatedRequest } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 import type { ModelCall } from './model-call.js';
 import { MODEL_CALL_VERSION } from './model-call.js';
@@ -14,8 +15,9 @@ import { presentedKey } from './proxy-credentials.js';
 import { ProxyError } from './proxy-error.js';
 import type { ProxyRollout } from './proxy-rollout.js';
 import { errorDialectOf, matchRoute } from './proxy-routes.js';
-import { readJsonBody } from './request-body.js';
-import { StreamHeadStart } from './stream-head-start.js';
+import { readBodyBytes } from './request-body.js';
+import { StreamSink } from './stream-sink.js';
+import { upstreamBytes } from './upstream-body.js';
 import type { UpstreamClient, UpstreamReply } from './upstream-client.js';
 
 export interface ProxyHandlerOptions {
@@ -70,17 +72,21 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
     );
   rollout.callsInFlight++;
   try {
-    const body = await readJsonBody(request, options.maxBodyBytes);
+    const bytes = await readBodyBytes(request, options.maxBodyBytes);
     if (route.kind === 'count-tokens') {
       // An estimate (4 characters a token): the proxy has no tokenizer, and this count is never recorded as data.
-      const estimate = Math.ceil(JSON.stringify(body).length / 4);
+      const estimate = Math.ceil(bytes.length / 4);
       return sendJson(response, 200, route.dialect === 'anthropic' ? { input_tokens: estimate } : { totalTokens: estimate });
     }
 
     const dialect = DIALECTS[route.dialect];
+    // A body that is not JSON is refused before it becomes a call.
+    const parsed = rollout.requestCache.read(bytes, dialect);
     const index = rollout.reserveIndex();
+    const start = { id: nextAnswerId(), created: Math.floor(startedAtMs / 1000) };
     let translated: TranslatedRequest | null = null;
-    let upstreamBody: Record<string, unknown> | null = null;
+    let sent: Record<string, unknown> | null = null;
+    let tools: readonly ChatFunctionTool[] = [];
     let reply: UpstreamReply | null = null;
     let upstreamMs = 0;
     let failure: ProxyError | null = null;
@@ -89,18 +95,24 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
       if (!response.writableFinished) abort.abort();
     };
     response.once('close', onClose);
-    let headStart: StreamHeadStart | null = null;
+    let sink: StreamSink | null = null;
     try {
-      translated = dialect.translateRequest(body, route.context);
-      upstreamBody = { ...translated.chat, ...options.forcedArgs, model: options.upstream.model, stream: false };
-      if (translated.stream && streamsAsSse(dialect, route.context.query))
-        headStart = new StreamHeadStart(response, options.streamHeadStartMs, dialect.name !== 'gemini');
+      translated = dialect.translateRequest(parsed.body, route.context, parsed.tools);
+      tools = parsed.tools.tools;
+      rollout.sharePrefix(translated.chat.messages);
+      const { tools: _tools, messages, ...fields } = translated.chat;
+      // A CLI that streams gets upstream's stream as it comes; usage then arrives in the last chunk.
+      const streamOptions = translated.stream ? { stream_options: { include_usage: true } } : {};
+      const upstreamFields = { ...fields, ...options.forcedArgs, model: options.upstream.model, stream: translated.stream, ...streamOptions };
+      sent = { messages, ...upstreamFields };
+      const upstreamBody = upstreamBytes(rollout.messageBytes.serialise(messages), upstreamFields, parsed.toolsJson);
+      if (translated.stream) sink = new StreamSink(response, dialect, translated, start, route.context.query, options.streamHeadStartMs);
       const sentAt = performance.now();
       try {
-        reply = await options.upstream.complete(upstreamBody, abort.signal);
+        reply = sink ? await options.upstream.stream(upstreamBody, abort.signal, sink) : await options.upstream.complete(upstreamBody, abort.signal);
       } finally {
         upstreamMs = performance.now() - sentAt;
-        headStart?.stop();
+        sink?.stopHeadStart();
       }
     } catch (error) {
       failure = error instanceof ProxyError ? error : new ProxyError(500, 'server', 'PROXY_ERR_INTERNAL', `the proxy failed: ${(error as Error).message}`);
@@ -109,16 +121,15 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
     }
 
     if (failure || !reply || !translated) {
-      if (headStart?.committed) endStream(response, sseText(dialect.streamErrorEvents(failure!)));
+      if (sink?.committed) sink.fail(failure!);
       else sendError(response, dialect, failure!);
     } else {
-      const answer = { body: reply.body, turn: reply.turn, id: nextAnswerId(), created: Math.floor(startedAtMs / 1000) };
-      if (!translated.stream) sendJson(response, 200, dialect.replyBody(answer, translated));
-      else if (headStart?.committed) endStream(response, sseText(dialect.streamEvents(answer, translated), dialect.streamTerminator));
-      else sendStream(response, dialect, dialect.streamEvents(answer, translated), route.context.query);
+      const answer = { body: reply.body, turn: reply.turn, ...start };
+      if (sink) sink.finish(answer);
+      else sendJson(response, 200, dialect.replyBody(answer, translated));
     }
     rollout.record(
-      callRecord({ index, rollout, dialect, translated, upstreamBody, reply, failure, startedAtMs, upstreamMs, durationMs: performance.now() - arrivedAt }),
+      callRecord({ index, rollout, dialect, translated, sent, tools, reply, failure, startedAtMs, upstreamMs, durationMs: performance.now() - arrivedAt }),
     );
   } finally {
     rollout.callsInFlight--;
@@ -130,7 +141,9 @@ function callRecord(parts: {
   rollout: ProxyRollout;
   dialect: Dialect;
   translated: TranslatedRequest | null;
-  upstreamBody: Record<string, unknown> | null;
+  /** What went upstream, bar the tools. */
+  sent: Record<string, unknown> | null;
+  tools: readonly ChatFunctionTool[];
   reply: UpstreamReply | null;
   failure: ProxyError | null;
   startedAtMs: number;
@@ -139,11 +152,11 @@ function callRecord(parts: {
 }): ModelCall {
   const {
     messages = [],
-    tools = [],
     model: _model,
     stream: _stream,
+    stream_options: _streamOptions,
     ...sampling
-  } = (parts.upstreamBody ?? {}) as Record<string, unknown> & ModelCall['request'];
+  } = (parts.sent ?? {}) as Record<string, unknown> & Pick<ModelCall['request'], 'messages'>;
   const turn = parts.reply?.turn ?? null;
   return {
     version: MODEL_CALL_VERSION,
@@ -155,7 +168,8 @@ function callRecord(parts: {
     startedAtMs: parts.startedAtMs,
     durationMs: round(parts.durationMs),
     upstreamMs: round(parts.upstreamMs),
-    request: { messages, tools, sampling },
+    // The same array for every call that sent the same tool bytes (the rollout's tools cache), so records share it.
+    request: { messages, tools: parts.tools as ChatFunctionTool[], sampling },
     response: turn?.message ?? null,
     finishReason: turn?.finishReason ?? null,
     usage: turn?.usage ?? null,
@@ -180,33 +194,4 @@ function sendJson(response: ServerResponse, status: number, body: unknown, headO
 
 function sendError(response: ServerResponse, dialect: Dialect, error: ProxyError): void {
   sendJson(response, error.status, dialect.errorBody(error));
-}
-
-/** Gemini streams a JSON array unless asked for SSE (?alt=sse); every other dialect streams SSE. */
-const streamsAsSse = (dialect: Dialect, query: URLSearchParams) => dialect.name !== 'gemini' || query.get('alt') === 'sse';
-
-function sseText(events: StreamEvent[], terminator?: string): string {
-  let text = '';
-  for (const event of events) text += `${event.event ? `event: ${event.event}\n` : ''}data: ${JSON.stringify(event.data)}\n\n`;
-  if (terminator) text += `data: ${terminator}\n\n`;
-  return text;
-}
-
-/** SSE (`event:` lines where the dialect names events), or for Gemini without ?alt=sse the JSON array it streams. */
-function sendStream(response: ServerResponse, dialect: Dialect, events: StreamEvent[], query: URLSearchParams): void {
-  if (response.headersSent || response.destroyed) return;
-  if (!streamsAsSse(dialect, query))
-    return sendJson(
-      response,
-      200,
-      events.map((event) => event.data),
-    );
-  const text = sseText(events, dialect.streamTerminator);
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
-/** The rest of a stream whose headers (and keep-alives) already went out. */
-function endStream(response: ServerResponse, text: string): void {
-  if (!response.destroyed) response.end(text);
 }

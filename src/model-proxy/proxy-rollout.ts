@@ -9,6 +9,8 @@ import type { TrajectoryRecorder } from '../runner/trajectory/trajectory-recorde
 import type { ProxyChatMessage } from './chat-wire.js';
 import type { ModelCall } from './model-call.js';
 import { shareRecordedPrefix } from './shared-prefix.js';
+import { RequestCache } from './request-cache.js';
+import { MessageBytes } from './upstream-body.js';
 
 export interface ProxyRolloutOptions {
   /** A label kept on every call record (e.g. `example#rollout`). Default: a random id. */
@@ -29,6 +31,10 @@ export class ProxyRollout {
   callsInFlight = 0;
   /** Set by the proxy when the rollout has a listener of its own. */
   socketPath: string | null = null;
+  /** The tool lists and system prompts this rollout's CLI sent, parsed and translated once. */
+  readonly requestCache = new RequestCache();
+  /** The last call's messages as serialised upstream. */
+  readonly messageBytes = new MessageBytes();
 
   constructor(
     readonly rolloutId: string,
@@ -47,9 +53,16 @@ export class ProxyRollout {
     return this.nextIndex++;
   }
 
-  record(call: ModelCall): void {
+  /**
+   * Replaces the messages of a request that equal the last call's (its request, then its answer) by those objects,
+   * before it goes upstream: the record shares them, and their serialisation is reused (upstream-body.ts).
+   */
+  sharePrefix(messages: ProxyChatMessage[]): void {
     const previous = this.recorded[this.recorded.length - 1];
-    if (previous) shareRecordedPrefix(previous.response ? [...previous.request.messages, previous.response] : previous.request.messages, call.request.messages);
+    if (previous) shareRecordedPrefix(previous.response ? [...previous.request.messages, previous.response] : previous.request.messages, messages);
+  }
+
+  record(call: ModelCall): void {
     this.recorded.push(call);
     const trajectory = this.trajectory;
     if (trajectory) {

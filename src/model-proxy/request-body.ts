@@ -1,8 +1,11 @@
-/** Reads a request body whole, up to a cap, so a CLI (or code in its sandbox) cannot make the proxy hold unbounded memory. */
+/**
+ * Reads a request body whole, up to a cap, so a CLI (or code in its sandbox) cannot make the proxy hold unbounded
+ * memory. Parsing is the request cache's (request-cache.ts).
+ */
 import type { IncomingMessage } from 'node:http';
 import { ProxyError } from './proxy-error.js';
 
-export function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+export function readBodyBytes(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) return reject(tooLarge(maxBytes));
@@ -19,11 +22,7 @@ export function readJsonBody(request: IncomingMessage, maxBytes: number): Promis
     });
     request.on('end', () => {
       if (size > maxBytes) return;
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new ProxyError(400, 'invalid_request', 'PROXY_ERR_BAD_REQUEST', 'the request body is not valid JSON'));
-      }
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     request.on('error', reject);
   });

@@ -8,7 +8,7 @@
  */
 import type { ToolCallRequest } from '../runner/trajectory/messages.js';
 import type { ChatContentPart, ChatFunctionTool, ChatRequest, ProxyChatMessage } from './chat-wire.js';
-import type { TranslatedRequest } from './dialect.js';
+import type { ToolTranslation, TranslatedRequest } from './dialect.js';
 import { asArray, asRecord, asString, type JsonRecord } from './json-values.js';
 import { badRequest } from './proxy-error.js';
 import { joinLeadingSystemMessages } from './system-messages.js';
@@ -22,13 +22,20 @@ export interface ResponsesState {
 
 export const joinNamespace = (namespace: string, name: string) => (namespace.endsWith('_') ? `${namespace}${name}` : `${namespace}__${name}`);
 
-export function translateResponsesRequest(body: unknown): TranslatedRequest<ResponsesState> {
+export function translateResponsesTools(value: unknown): ToolTranslation {
+  const state: ResponsesState = { namespaced: new Map(), customTools: new Set() };
+  const tools = asArray(value).flatMap((tool) => chatTools(tool, state));
+  return { tools, namespaced: state.namespaced, customTools: state.customTools };
+}
+
+export function translateResponsesRequest(body: unknown, translation: ToolTranslation): TranslatedRequest<ResponsesState> {
   const request = asRecord(body);
   if (!request) throw badRequest('the request body must be a JSON object');
   if (request['previous_response_id'] !== undefined && request['previous_response_id'] !== null)
     throw badRequest('previous_response_id is not supported: the proxy stores no responses; send the whole input (store: false)');
-  const state: ResponsesState = { namespaced: new Map(), customTools: new Set() };
-  const tools = asArray(request['tools']).flatMap((tool) => chatTools(tool, state));
+  // Copies: calls and tool_choice add joined names per request, and the translation is shared between requests.
+  const state: ResponsesState = { namespaced: new Map(translation.namespaced), customTools: new Set(translation.customTools) };
+  const { tools } = translation;
   const messages: ProxyChatMessage[] = [];
   const instructions = asString(request['instructions']);
   if (instructions) messages.push({ role: 'system', content: instructions });
@@ -39,7 +46,7 @@ export function translateResponsesRequest(body: unknown): TranslatedRequest<Resp
   if (messages.length === 0) throw badRequest('input holds no messages');
 
   const chat: ChatRequest = { messages: joinLeadingSystemMessages(messages) };
-  if (tools.length > 0) chat.tools = tools;
+  if (tools.length > 0) chat.tools = tools as ChatFunctionTool[];
   const toolChoice = chatToolChoice(request['tool_choice'], state);
   if (toolChoice !== undefined && tools.length > 0) chat['tool_choice'] = toolChoice;
   if (typeof request['parallel_tool_calls'] === 'boolean' && tools.length > 0) chat['parallel_tool_calls'] = request['parallel_tool_calls'];

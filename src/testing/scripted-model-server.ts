@@ -1,7 +1,8 @@
 /**
- * A real HTTP server speaking OpenAI chat-completions (non-streaming) that answers from a script, so agents are
- * tested over the same wire as vLLM or OpenAI without a model. It records every request body, can fail with any
- * HTTP status, stall past a client's timeout, send a malformed body, and attach vLLM-style token data. It does no
+ * A real HTTP server speaking OpenAI chat-completions that answers from a script, so agents are tested over the
+ * same wire as vLLM or OpenAI without a model. It records every request body, can fail with any HTTP status, stall
+ * past a client's timeout, send a malformed body, and attach vLLM-style token data. A request with stream: true
+ * gets the answer as vLLM streams it (see sendStream), token ids and logprobs spread over the chunks. It does no
  * per-request work beyond parsing and serialising JSON, so throughput benchmarks can put ~1000 rollouts on it.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,12 +29,20 @@ export interface ScriptedToolCall {
  * `reasoning` is sent as message.reasoning_content, as vLLM's reasoning parsers and DeepSeek send it.
  */
 export type ModelReply = { delayMs?: number } & (
-  | { kind: 'tool-calls'; toolCalls: ScriptedToolCall[]; content?: string | null; tokens?: ReplyTokens; reasoning?: string }
-  | { kind: 'text'; content: string; finishReason?: string; tokens?: ReplyTokens; reasoning?: string }
+  | ({ kind: 'tool-calls'; toolCalls: ScriptedToolCall[]; content?: string | null; tokens?: ReplyTokens; reasoning?: string } & StreamScript)
+  | ({ kind: 'text'; content: string; finishReason?: string; tokens?: ReplyTokens; reasoning?: string } & StreamScript)
   /** `flat: true` answers as SGLang and older vLLM do: {object: 'error', message, type, code} instead of {error: {...}}. */
   | { kind: 'http-error'; status: number; message?: string; headers?: Record<string, string>; flat?: boolean }
   | { kind: 'malformed'; body: string; contentType?: string }
 );
+
+/** How a streamed reply behaves after its first delta chunk (ignored when the request did not ask for a stream). */
+export interface StreamScript {
+  /** The rest of the stream waits for this, e.g. until a test's client has seen the first delta. */
+  holdAfterFirstDelta?: Promise<unknown>;
+  /** Instead of the rest, an error event as vLLM sends one when generation fails midway; the stream then ends. */
+  failAfterFirstDelta?: { message: string; code?: number };
+}
 
 export interface ChatCompletionRequestBody {
   model: string;
@@ -95,6 +104,7 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
       response.writeHead(200, { 'content-type': reply.contentType ?? 'application/json' });
       return void response.end(reply.body);
     }
+    if (body['stream'] === true) return sendStream(response, body, completionBody(body, index, reply), reply);
     sendJson(response, 200, completionBody(body, index, reply));
   }
 
@@ -167,6 +177,61 @@ function completionBody(
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     ...(tokens?.promptTokenIds ? { prompt_token_ids: tokens.promptTokenIds } : {}),
   };
+}
+
+/**
+ * A completion as vLLM streams it: a role chunk (with prompt_token_ids), one chunk per delta (reasoning, each word
+ * of the content, a tool call's id and name, then its arguments in two halves), each delta chunk carrying its share
+ * of token_ids and logprobs, a finish chunk, a usage chunk when stream_options.include_usage asked, then [DONE].
+ */
+async function sendStream(response: ServerResponse, request: ChatCompletionRequestBody, whole: Record<string, unknown>, script: StreamScript): Promise<void> {
+  const choice = (whole['choices'] as Record<string, unknown>[])[0]!;
+  const message = choice['message'] as {
+    content: string | null;
+    reasoning_content?: string;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  };
+  const deltas: Record<string, unknown>[] = [];
+  if (message.reasoning_content) deltas.push({ reasoning_content: message.reasoning_content });
+  for (const word of message.content?.match(/\s*\S+\s*/g) ?? []) deltas.push({ content: word });
+  (message.tool_calls ?? []).forEach((call, index) => {
+    deltas.push({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+    const half = Math.ceil(call.function.arguments.length / 2);
+    for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)])
+      if (part !== '') deltas.push({ tool_calls: [{ index, function: { arguments: part } }] });
+  });
+  const tokenIds = choice['token_ids'] as number[] | undefined;
+  const logprobs = (choice['logprobs'] as { content: unknown[] } | undefined)?.content;
+  const share = (items: unknown[] | undefined, position: number) => {
+    if (!items) return undefined;
+    const size = Math.ceil(items.length / Math.max(deltas.length, 1));
+    return items.slice(position * size, (position + 1) * size);
+  };
+  const base = { id: whole['id'], object: 'chat.completion.chunk', created: whole['created'], model: whole['model'] };
+  const write = (chunk: Record<string, unknown>) => response.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`);
+  const choiceChunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: null, ...extra }],
+  });
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  write({ ...choiceChunk({ role: 'assistant', content: '' }), ...(whole['prompt_token_ids'] ? { prompt_token_ids: whole['prompt_token_ids'] } : {}) });
+  for (const [position, delta] of deltas.entries()) {
+    const ids = share(tokenIds, position);
+    const entries = share(logprobs, position);
+    write(choiceChunk(delta, { ...(entries ? { logprobs: { content: entries } } : {}), ...(ids ? { token_ids: ids } : {}) }));
+    if (position > 0) continue;
+    if (script.holdAfterFirstDelta) await script.holdAfterFirstDelta;
+    if (script.failAfterFirstDelta) {
+      const { message: said, code } = script.failAfterFirstDelta;
+      response.write(`data: ${JSON.stringify({ error: { object: 'error', message: said, type: 'InternalServerError', code: code ?? 500 } })}\n\n`);
+      return void response.end();
+    }
+  }
+  // A reply with no delta at all still honours its script.
+  if (deltas.length === 0 && script.holdAfterFirstDelta) await script.holdAfterFirstDelta;
+  write(choiceChunk({}, { finish_reason: choice['finish_reason'] }));
+  const streamOptions = request['stream_options'] as { include_usage?: boolean } | undefined;
+  if (streamOptions?.include_usage) write({ choices: [], usage: whole['usage'] });
+  response.end('data: [DONE]\n\n');
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -57,8 +57,10 @@ function expectRecordedCalls(dialect: string, streams: boolean[]) {
     expect(call.request.sampling).toMatchObject({ temperature: 0.7, max_tokens: 256, seed: 5, logprobs: true, return_token_ids: true });
   }
   expect(model.requests).toHaveLength(count);
-  for (const request of model.requests) {
-    expect(request.body).toMatchObject({ model: 'upstream-model', stream: false, temperature: 0.7, max_tokens: 256 });
+  for (const [index, request] of model.requests.entries()) {
+    // A streamed call is streamed upstream too, with its usage asked for.
+    expect(request.body).toMatchObject({ model: 'upstream-model', stream: streams[index], temperature: 0.7, max_tokens: 256 });
+    expect(request.body['stream_options']).toEqual(streams[index] ? { include_usage: true } : undefined);
     expect(request.headers.authorization).toBe('Bearer EMPTY');
   }
   expect(rollout.calls[0]!.response?.tool_calls?.[0]?.function.name).toBe('shell');
@@ -142,8 +144,13 @@ describe('Gemini through @google/genai', () => {
     const contents: { role: string; parts: Record<string, unknown>[] }[] = [{ role: 'user', parts: [{ text: 'run echo hi' }] }];
     let parts: Record<string, unknown>[] = [];
     if (stream) {
+      // Text arrives a delta per chunk; Gemini CLI joins consecutive text parts, as this does.
       for await (const chunk of await client.models.generateContentStream({ model: 'gemini-cli-model', contents, config }))
-        parts.push(...((chunk.candidates?.[0]?.content?.parts ?? []) as Record<string, unknown>[]));
+        for (const part of (chunk.candidates?.[0]?.content?.parts ?? []) as Record<string, unknown>[]) {
+          const last = parts.at(-1);
+          if (typeof part['text'] === 'string' && typeof last?.['text'] === 'string') last['text'] += part['text'];
+          else parts.push({ ...part });
+        }
     } else {
       const first = await client.models.generateContent({ model: 'gemini-cli-model', contents, config });
       expect(first.functionCalls).toEqual([{ id: 'call_sh', name: 'shell', args: { command: 'echo hi' } }]);

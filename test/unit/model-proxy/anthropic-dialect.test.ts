@@ -121,7 +121,12 @@ describe('Anthropic Messages dialect (Claude Code)', () => {
     ]);
     expect(events[5]!.data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_1', name: 'Bash', input: {} } });
     expect(events[6]!.data).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"command":"ls"}' } });
-    expect(events[8]!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 7 } });
+    // A stream learns its usage at the end, so message_delta carries all of it (as Anthropic's own stream does).
+    expect(events[8]!.data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null },
+      usage: { input_tokens: 11, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
   });
 
   it('maps finish reasons: length is max_tokens, stop is end_turn', () => {
