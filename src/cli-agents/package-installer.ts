@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorralError } from '../core/errors.js';
 import { withFileLock } from '../core/file-lock.js';
+import { runNpm } from '../core/npm-command.js';
 import { INSTALL_MARKER, type InstallMarker, type InstallablePackage, installFolderName } from './installable-package.js';
 
 export interface InstalledPackage extends InstallMarker {
@@ -71,7 +71,16 @@ async function installNow(item: InstallablePackage, options: InstallOptions, sta
   try {
     await writeFile(join(staging, 'package.json'), `${JSON.stringify({ name: `corral-${item.name}`, private: true }, null, 2)}\n`);
     log(`npm install ${item.packageName}@${item.version} into ${folder}`);
-    await runNpm(options.npmCommand ?? 'npm', staging, item, options.timeoutMs ?? 15 * 60_000);
+    await runNpm(
+      ['install', '--prefix', staging, '--ignore-scripts', '--omit=dev', '--save-exact', '--no-fund', '--no-audit', `${item.packageName}@${item.version}`],
+      {
+        cwd: staging,
+        what: `installing ${item.packageName}@${item.version}`,
+        errorCode: 'CLI_AGENT_ERR_INSTALL_FAILED',
+        timeoutMs: options.timeoutMs ?? 15 * 60_000,
+        ...(options.npmCommand ? { npmCommand: options.npmCommand } : {}),
+      },
+    );
     await stat(join(staging, item.binaryPath)).catch((error: unknown) => {
       throw new CorralError('CLI_AGENT_ERR_INSTALL_FAILED', `${item.packageName}@${item.version} installed, but ${item.binaryPath} is missing`, {
         cause: error,
@@ -93,31 +102,6 @@ async function installNow(item: InstallablePackage, options: InstallOptions, sta
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-}
-
-function runNpm(npm: string, prefix: string, item: InstallablePackage, timeoutMs: number): Promise<void> {
-  const args = ['install', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--save-exact', '--no-fund', '--no-audit', '--no-update-notifier'];
-  return new Promise((resolve, reject) => {
-    execFile(
-      npm,
-      [...args, `${item.packageName}@${item.version}`],
-      { cwd: prefix, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (!error) return resolve();
-        const tail = `${stdout}\n${stderr}`.trim().slice(-2000);
-        const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-        reject(
-          new CorralError(
-            'CLI_AGENT_ERR_INSTALL_FAILED',
-            missing ? `cannot run ${npm}: is npm installed?` : `npm install ${item.packageName}@${item.version} failed:\n${tail}`,
-            {
-              cause: error,
-            },
-          ),
-        );
-      },
-    );
-  });
 }
 
 /** Bytes of regular files under a folder (symlinks not followed). */
