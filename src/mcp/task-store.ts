@@ -135,7 +135,8 @@ export class TaskStore {
     this.tasks.set(record.id, record);
     const control: TaskControl = { signal: record.abort.signal, requestInput: (requests) => this.requestInput(record, requests) };
     const ended = Promise.resolve()
-      .then(() => work(control))
+      // Cancelled before it began (a tasks/cancel in the same tick): the work never starts.
+      .then(() => (record.abort.signal.aborted ? Promise.reject(record.abort.signal.reason) : work(control)))
       .then(
         (result) => this.settle(record, { status: 'completed', result }),
         (error: unknown) =>

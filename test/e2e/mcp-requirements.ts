@@ -33,6 +33,10 @@ export const MCP_REQUIREMENTS = {
   'STDIO-SERVE': 'corral mcp <env> writes only JSON-RPC on stdout and exits when stdin closes',
   'MRTR-ROUNDS': 'a tool needing client input answers input_required (SEP-2322) to 2026-era clients, and reaches 2025-era sessions through a real request',
   'MRTR-STATE': 'a requestState altered by the client, or minted for another tool, is refused with -32602',
+  'TASK-LIFECYCLE':
+    'a client declaring io.modelcontextprotocol/tasks gets a task for a long bash call (working, then completed with the output); short calls and clients without the extension are answered directly',
+  'TASK-CANCEL': 'tasks/cancel marks the task cancelled, kills its process in the sandbox, and leaves the sandbox usable',
+  'TASK-ISOLATION': "another principal's task id answers -32602 on tasks/get and tasks/cancel, as an unknown one does",
 } as const;
 
 export type RequirementId = keyof typeof MCP_REQUIREMENTS;

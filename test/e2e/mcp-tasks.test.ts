@@ -1,0 +1,188 @@
+/**
+ * The tasks extension (SEP-2663) on a real corral server with a real process sandbox, driven by the SDK client
+ * (which has no SEP-2663 helpers, so tools/call and the task methods go through client.request with our own
+ * result schemas, and its decoder, which refuses resultType "task", sees CreateTaskResults through a small
+ * shim). A long bash call declared by a task-capable client becomes a task at once, is seen working,
+ * then completes with the output; another is cancelled and its process really dies (the file it would write after
+ * its sleep never appears), and the sandbox serves the next call. Another principal can neither read nor cancel
+ * the task.
+ */
+import { Client, type JSONRPCMessage, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TASKS_EXTENSION_ID } from '../../src/mcp/task-extension.js';
+import { backendAvailable } from '../helpers/backend-gate.js';
+import { MODERN_PROTOCOL_VERSION } from '../helpers/mcp-clients.js';
+import { type TestServer, startTestServer } from '../helpers/mcp-test-server.js';
+import { cites } from './mcp-requirements.js';
+
+const processBackend = await backendAvailable('process');
+
+const TOKEN = 'tasks-test-token';
+const headersFor = (principal: string) => ({ authorization: `Bearer ${TOKEN}`, 'x-test-client': principal });
+
+const ContentSchema = z.array(z.looseObject({ type: z.string(), text: z.string().optional() }));
+/** A tools/call answer: a CallToolResult, or a CreateTaskResult (wireResultType "task", set by the shim below). */
+const CallOrTaskSchema = z.looseObject({
+  resultType: z.string().optional(),
+  wireResultType: z.string().optional(),
+  taskId: z.string().optional(),
+  status: z.string().optional(),
+  ttlMs: z.number().nullable().optional(),
+  pollIntervalMs: z.number().optional(),
+  content: ContentSchema.optional(),
+  isError: z.boolean().optional(),
+});
+// The SDK's decoder checks resultType ("complete") and strips it before these schemas see the result.
+const TaskSchema = z.looseObject({
+  taskId: z.string(),
+  status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
+  result: z.looseObject({ content: ContentSchema, isError: z.boolean().optional() }).optional(),
+  error: z.looseObject({ code: z.number(), message: z.string() }).optional(),
+});
+const AckSchema = z.looseObject({});
+type Task = z.infer<typeof TaskSchema>;
+
+/**
+ * SDK 2.4.0's result decoder rejects any resultType but complete and input_required ("Unsupported result type
+ * 'task'"), so CreateTaskResults reach client.request relabelled: resultType complete, the wire's kept in
+ * wireResultType, everything else untouched. Nothing else on the wire is changed.
+ */
+function acceptCreateTaskResults(transport: StreamableHTTPClientTransport): StreamableHTTPClientTransport {
+  let handler: ((message: JSONRPCMessage, extra?: unknown) => void) | undefined;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    set: (value: typeof handler) => (handler = value),
+    get: () =>
+      handler &&
+      ((message: JSONRPCMessage, extra?: unknown) => {
+        const result = (message as { result?: Record<string, unknown> }).result;
+        if (result?.resultType !== 'task') return handler!(message, extra);
+        handler!({ ...message, result: { ...result, resultType: 'complete', wireResultType: 'task', content: [] } } as JSONRPCMessage, extra);
+      }),
+  });
+  return transport;
+}
+
+describe.skipIf(!processBackend)('the tasks extension (SEP-2663) with a process sandbox', () => {
+  let server: TestServer;
+  let handleUrl: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({ token: TOKEN, resolvePrincipal: (headers) => String(headers['x-test-client'] ?? 'nobody') });
+    // A handle keeps one sandbox across sessionless requests, so a later call sees what the cancelled one left.
+    const response = await fetch(`${server.baseUrl}/v1/sandboxes`, {
+      method: 'POST',
+      headers: { ...headersFor('alice'), 'content-type': 'application/json' },
+      body: JSON.stringify({ env: 'python' }),
+    });
+    expect(response.status).toBe(201);
+    handleUrl = ((await response.json()) as { mcpUrl: string }).mcpUrl;
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await server?.close();
+  });
+
+  /** A sessionless 2026-era client that declares the tasks extension on every request. */
+  async function taskClient(principal: string, url = handleUrl): Promise<Client> {
+    const client = new Client(
+      { name: 'corral-tasks-e2e', version: '1.0.0' },
+      { capabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } }, versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } },
+    );
+    await client.connect(acceptCreateTaskResults(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: headersFor(principal) } })));
+    clients.push(client);
+    return client;
+  }
+
+  const bash = (client: Client, command: string) =>
+    client.request({ method: 'tools/call', params: { name: 'bash', arguments: { command, timeout_s: 60 } } }, CallOrTaskSchema);
+  const getTask = (client: Client, taskId: string) => client.request({ method: 'tasks/get', params: { taskId } }, TaskSchema);
+  const cancelTask = (client: Client, taskId: string) => client.request({ method: 'tasks/cancel', params: { taskId } }, AckSchema);
+
+  /** Polls until the task ends; returns every status seen on the way and the final task. */
+  async function pollToEnd(client: Client, taskId: string): Promise<{ seen: string[]; final: Task }> {
+    const seen: string[] = [];
+    for (;;) {
+      const task = await getTask(client, taskId);
+      seen.push(task.status);
+      if (task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled') return { seen, final: task };
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** The text of a call that may have become a task (short commands are answered directly). */
+  async function bashText(client: Client, command: string): Promise<string> {
+    const answer = await bash(client, command);
+    const result = answer.wireResultType === 'task' ? (await pollToEnd(client, answer.taskId!)).final.result : answer;
+    return (result?.content ?? []).map((block) => block.text ?? '').join('\n');
+  }
+
+  it(`runs a long bash call as a task: a task id at once, working while it runs, then the output ${cites('TASK-LIFECYCLE')}`, async () => {
+    const client = await taskClient('alice');
+    const created = await bash(client, 'sleep 5; echo done-after-sleep');
+    expect(created.wireResultType).toBe('task');
+    expect(created.taskId).toEqual(expect.any(String));
+    expect(created.status).toBe('working');
+    expect(Number.isInteger(created.ttlMs)).toBe(true);
+    // Durable create: the task is there for the very next request.
+    expect((await getTask(client, created.taskId!)).status).toBe('working');
+
+    const { seen, final } = await pollToEnd(client, created.taskId!);
+    expect(seen).toContain('working');
+    expect(final.status).toBe('completed');
+    expect(final.result?.isError).not.toBe(true);
+    expect(final.result?.content.map((block) => block.text).join('\n')).toContain('done-after-sleep');
+  }, 60_000);
+
+  it(`cancels a running bash task: status cancelled, its process killed, the sandbox still usable ${cites('TASK-CANCEL')}`, async () => {
+    const client = await taskClient('alice');
+    expect(await bashText(client, 'echo kept > before-cancel.txt && echo written')).toContain('written');
+
+    const created = await bash(client, 'sleep 4; echo too-late > after-cancel.txt');
+    expect(created.wireResultType).toBe('task');
+    const ack = await cancelTask(client, created.taskId!);
+    // An empty acknowledgement: none of the task's own fields.
+    expect(Object.keys(ack).filter((key) => key !== '_meta')).toEqual([]);
+    expect((await getTask(client, created.taskId!)).status).toBe('cancelled');
+    // Idempotent on a finished task.
+    expect(Object.keys(await cancelTask(client, created.taskId!)).filter((key) => key !== '_meta')).toEqual([]);
+
+    // Same sandbox (the handle's): the earlier file is there, and past the cancelled sleep its file never appeared.
+    const check = await bashText(client, 'sleep 6; cat before-cancel.txt; test -e after-cancel.txt && echo marker-present || echo marker-absent');
+    expect(check).toContain('kept');
+    expect(check).toContain('marker-absent');
+    expect((await getTask(client, created.taskId!)).status).toBe('cancelled');
+  }, 90_000);
+
+  it(`keeps one principal's task from another: get and cancel answer -32602 as for an unknown id ${cites('TASK-ISOLATION')}`, async () => {
+    const alice = await taskClient('alice');
+    const created = await bash(alice, 'sleep 3; echo alice-only');
+    expect(created.wireResultType).toBe('task');
+    const mallory = await taskClient('mallory', `${server.baseUrl}/mcp/python`);
+    const isInvalidParams = (error: unknown) => error instanceof ProtocolError && error.code === -32602;
+    await expect(getTask(mallory, created.taskId!)).rejects.toSatisfy(isInvalidParams);
+    await expect(cancelTask(mallory, created.taskId!)).rejects.toSatisfy(isInvalidParams);
+    const { final } = await pollToEnd(alice, created.taskId!);
+    expect(final.status).toBe('completed');
+    expect(final.result?.content.map((block) => block.text).join('\n')).toContain('alice-only');
+  }, 60_000);
+
+  it(`answers a short call directly and a client without the extension synchronously ${cites('TASK-LIFECYCLE')}`, async () => {
+    const client = await taskClient('alice');
+    const quick = await bash(client, 'echo quick');
+    expect(quick.wireResultType).toBeUndefined();
+    expect(quick.taskId).toBeUndefined();
+
+    const plain = new Client({ name: 'corral-no-tasks', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(handleUrl), { requestInit: { headers: headersFor('alice') } }));
+    clients.push(plain);
+    const sync = await bash(plain, 'sleep 2; echo in-line');
+    expect(sync.taskId).toBeUndefined();
+    expect(sync.content?.map((block) => block.text).join('\n')).toContain('in-line');
+    await expect(getTask(plain, 'any-task')).rejects.toSatisfy((error: unknown) => error instanceof ProtocolError && error.code === -32021);
+  }, 60_000);
+});
