@@ -48,35 +48,26 @@ export function geminiBody(answer: UpstreamAnswer, request: TranslatedRequest<nu
 }
 
 /**
- * Gemini's stream as deltas arrive: a chunk per thought or text delta, function calls (whose args Gemini sends
- * whole) in one chunk at the end. Each chunk is held until the next is known, so the last one can carry
- * finishReason and usageMetadata as Gemini's own stream does.
+ * Gemini's stream as deltas arrive: a chunk per thought or text delta, sent at once; function calls (whose args
+ * Gemini sends whole) in the last chunk, which carries finishReason and usageMetadata as Gemini's own stream does,
+ * or an empty text part when there are no calls.
  */
 export function geminiStreamWriter(request: TranslatedRequest<null>, start: StreamStart): StreamWriter {
-  let held: Part[] | null = null;
   const calls = new Map<number, { id: string; name: string; args: string }>();
-  const pass = (parts: Part[]): StreamEvent[] => {
-    const previous = held;
-    held = parts;
-    return previous ? [{ data: chunk(previous, start.id, request, null) }] : [];
-  };
+  const send = (parts: Part[]): StreamEvent[] => [{ data: chunk(parts, start.id, request, null) }];
   return {
     start: () => [],
     write(delta) {
-      if (delta.type === 'reasoning') return pass([{ text: delta.text, thought: true }]);
-      if (delta.type === 'text') return pass([{ text: delta.text }]);
+      if (delta.type === 'reasoning') return send([{ text: delta.text, thought: true }]);
+      if (delta.type === 'text') return send([{ text: delta.text }]);
       const call = calls.get(delta.index) ?? { id: delta.id ?? `call_${start.id}_${delta.index}`, name: delta.name ?? '', args: '' };
       call.args += delta.arguments;
       calls.set(delta.index, call);
       return [];
     },
     finish(answer) {
-      const events =
-        calls.size > 0
-          ? pass([...calls.values()].map((call) => ({ functionCall: { id: call.id, name: call.name, args: parseArgumentsObject(call.args) } })))
-          : [];
-      events.push({ data: chunk(held ?? [{ text: '' }], start.id, request, answer) });
-      return events;
+      const parts: Part[] = [...calls.values()].map((call) => ({ functionCall: { id: call.id, name: call.name, args: parseArgumentsObject(call.args) } }));
+      return [{ data: chunk(parts.length > 0 ? parts : [{ text: '' }], start.id, request, answer) }];
     },
   };
 }

@@ -16,6 +16,7 @@ export class StreamSink implements StreamHandlers {
   private readonly headStart: StreamHeadStart | null;
   private readonly sse: boolean;
   private elements = 0;
+  private corked = false;
 
   constructor(
     private readonly response: ServerResponse,
@@ -54,9 +55,10 @@ export class StreamSink implements StreamHandlers {
     this.end();
   }
 
+  /** The dialect's error event ends the stream: no terminator after it (a client would read a clean end). */
   fail(error: ProxyError): void {
     this.send(this.dialect.streamErrorEvents(error));
-    this.end();
+    this.end(false);
   }
 
   stopHeadStart(): void {
@@ -65,16 +67,25 @@ export class StreamSink implements StreamHandlers {
 
   private send(events: StreamEvent[]): void {
     if (events.length === 0 || this.response.destroyed || this.response.writableEnded) return;
+    // The deltas of one upstream read go out in one write: fewer segments, and fewer wake-ups for the CLI.
+    if (!this.corked) {
+      this.corked = true;
+      this.response.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.response.uncork();
+      });
+    }
     if (this.sse) return void this.response.write(sseText(events));
     let text = '';
     for (const event of events) text += `${this.elements++ === 0 ? '' : ',\n'}${JSON.stringify(event.data)}`;
     this.response.write(text);
   }
 
-  private end(): void {
+  private end(clean = true): void {
     if (this.response.destroyed || this.response.writableEnded) return;
     if (!this.sse) return void this.response.end(']');
-    this.response.end(this.dialect.streamTerminator ? `data: ${this.dialect.streamTerminator}\n\n` : undefined);
+    this.response.end(clean && this.dialect.streamTerminator ? `data: ${this.dialect.streamTerminator}\n\n` : undefined);
   }
 }
 

@@ -195,3 +195,150 @@ describe('reasoning (vLLM reasoning_content) in each dialect’s own form', () =
     }
   });
 });
+
+describe('incremental streaming: deltas reach the SDK while upstream is still generating', () => {
+  /** A gate per call: upstream sends its first delta, then holds the rest until the test's client has seen it. */
+  let gates: { open: () => void; promise: Promise<unknown> }[] = [];
+  let held: ScriptedModelServer;
+  let heldProxy: ModelProxy;
+
+  beforeAll(async () => {
+    held = await startScriptedModelServer((_request, index) => ({
+      kind: 'text',
+      content: 'first second third',
+      tokens: TOKENS,
+      holdAfterFirstDelta: gates[index]!.promise,
+    }));
+    heldProxy = await startModelProxy({ upstream: { baseURL: held.baseURL, model: 'upstream-model' }, listen: { port: 0 } });
+  });
+
+  afterAll(async () => {
+    for (const gate of gates) gate.open();
+    await heldProxy.close();
+    await held.close();
+  });
+
+  /** The client saw `first ` while upstream still held the rest: had the proxy waited for the whole answer, it would hang here. */
+  async function expectIncremental(read: (onText: (text: string) => void) => Promise<void>) {
+    let open!: () => void;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    gates = [...gates, { open, promise }];
+    const own = await heldProxy.openRollout();
+    const log: string[] = [];
+    let released = false;
+    await read((text) => {
+      log.push(`${released ? 'after' : 'before'} release: ${text}`);
+      if (!released) {
+        released = true;
+        open();
+      }
+    });
+    return { log, own };
+  }
+
+  it('Chat Completions, Responses, Anthropic Messages and Gemini each hand over the first text delta before the rest exists', async () => {
+    const rollouts: ProxyRollout[] = [];
+    const key = async () => {
+      const own = await heldProxy.openRollout();
+      rollouts.push(own);
+      return own.apiKey;
+    };
+    const runs = [
+      async (onText: (text: string) => void) => {
+        const client = new OpenAI({ baseURL: `${heldProxy.origin}/v1`, apiKey: await key(), maxRetries: 0 });
+        const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'go' }], stream: true });
+        for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) onText(chunk.choices[0].delta.content);
+      },
+      async (onText: (text: string) => void) => {
+        const client = new OpenAI({ baseURL: `${heldProxy.origin}/v1`, apiKey: await key(), maxRetries: 0 });
+        const stream = await client.responses.create({ model: 'm', input: 'go', store: false, stream: true });
+        for await (const event of stream) if (event.type === 'response.output_text.delta') onText(event.delta);
+      },
+      async (onText: (text: string) => void) => {
+        const client = new Anthropic({ baseURL: heldProxy.origin!, apiKey: await key(), maxRetries: 0 });
+        const stream = await client.messages.create({ model: 'c', max_tokens: 100, messages: [{ role: 'user', content: 'go' }], stream: true });
+        for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') onText(event.delta.text);
+      },
+      async (onText: (text: string) => void) => {
+        const client = new GoogleGenAI({ apiKey: await key(), httpOptions: { baseUrl: heldProxy.origin! } });
+        for await (const chunk of await client.models.generateContentStream({ model: 'g', contents: 'go' })) if (chunk.text) onText(chunk.text);
+      },
+    ];
+    for (const run of runs) {
+      const { log } = await expectIncremental(run);
+      expect(log).toEqual(['before release: first ', 'after release: second ', 'after release: third']);
+    }
+    // Each call is recorded whole, with the token ids and logprobs the stream carried chunk by chunk.
+    const calls = rollouts.map((own) => own.calls[0]!);
+    expect(calls.map((call) => [call.dialect, call.stream, call.response?.content])).toEqual([
+      ['chat', true, 'first second third'],
+      ['responses', true, 'first second third'],
+      ['anthropic', true, 'first second third'],
+      ['gemini', true, 'first second third'],
+    ]);
+    for (const call of calls) {
+      expect(call.tokens).toEqual({
+        promptTokenIds: TOKENS.promptTokenIds,
+        completionTokenIds: TOKENS.completionTokenIds,
+        completionLogprobs: TOKENS.logprobs,
+      });
+      expect(call.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2 });
+    }
+    // A proxy that waited for the whole answer would never release the gate: this fails by timing out.
+  }, 30_000);
+});
+
+describe('a failure in the middle of upstream’s stream', () => {
+  it('reaches each CLI as its dialect’s in-stream error after the text so far, and is recorded with boundary model', async () => {
+    const failing = await startScriptedModelServer(() => ({
+      kind: 'text',
+      content: 'partial answer',
+      failAfterFirstDelta: { message: 'the engine died', code: 500 },
+    }));
+    const failingProxy = await startModelProxy({ upstream: { baseURL: failing.baseURL, model: 'upstream-model' }, listen: { port: 0 } });
+    try {
+      const own = await failingProxy.openRollout();
+      const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+        const response = await fetch(`${failingProxy.origin}${path}`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(200);
+        return response.text();
+      };
+      const chat = await post(
+        '/v1/chat/completions',
+        { authorization: `Bearer ${own.apiKey}` },
+        { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      );
+      expect(chat).toMatch(/"content":"partial "[^]*data: \{"error":\{"message":"upstream model endpoint failed[^"]*the engine died/);
+      expect(chat).not.toContain('[DONE]');
+      const responses = await post('/v1/responses', { authorization: `Bearer ${own.apiKey}` }, { model: 'm', stream: true, input: 'x' });
+      expect(responses).toMatch(/response\.output_text\.delta[^]*event: response\.failed\ndata: .*"code":"server_error"/);
+      const anthropic = await post(
+        '/v1/messages',
+        { 'x-api-key': own.apiKey },
+        { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      );
+      expect(anthropic).toMatch(/"text":"partial "[^]*event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+      expect(anthropic).not.toContain('message_stop');
+      const gemini = await post(
+        '/v1beta/models/g:streamGenerateContent?alt=sse',
+        { 'x-goog-api-key': own.apiKey },
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+      );
+      expect(gemini).toMatch(/"text":"partial "[^]*data: \{"error":\{"code":500,/);
+      expect(own.calls.map((call) => [call.dialect, call.error?.code, call.response])).toEqual([
+        ['chat', 'MODEL_ERR_SERVER', null],
+        ['responses', 'MODEL_ERR_SERVER', null],
+        ['anthropic', 'MODEL_ERR_SERVER', null],
+        ['gemini', 'MODEL_ERR_SERVER', null],
+      ]);
+      expect(own.failure()).toMatchObject({ boundary: 'model', code: 'MODEL_ERR_SERVER', transient: true });
+    } finally {
+      await failingProxy.close();
+      await failing.close();
+    }
+  });
+});
