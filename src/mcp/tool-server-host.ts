@@ -15,6 +15,7 @@ import { LazySandboxes } from './lazy-sandboxes.js';
 import { LegacySessionStore } from './legacy-session-store.js';
 import { serveMessageStream } from './message-stream-serving.js';
 import type { SandboxSource } from './sandbox-source.js';
+import { TaskStatusStreams, mayBeTaskStatusListen } from './task-status-stream.js';
 import { TaskStore, type TaskStoreLimits } from './task-store.js';
 import type { ToolCatalog, ToolCatalogEntry } from './tool-catalog.js';
 import type { ToolCallObserver } from './tool-call-observer.js';
@@ -62,11 +63,14 @@ export class ToolServerHost {
   private readonly sweepTimer: NodeJS.Timeout;
   /** Every task of every server built here, owned by principals (a sessionless request's task outlives its server). */
   readonly tasks: TaskStore;
+  /** subscriptions/listen streams of task status notifications, which the SDK's listen router does not serve. */
+  private readonly taskStreams: TaskStatusStreams;
   /** The principal of the sessionless request being served, for the server the SDK's handler builds for it. */
   private readonly requestPrincipal = new AsyncLocalStorage<string>();
 
   constructor(private readonly options: ToolServerHostOptions) {
     this.tasks = new TaskStore(options.taskLimits);
+    this.taskStreams = new TaskStatusStreams(this.tasks);
     this.legacySessions = new LegacySessionStore({
       assemble: (entry, principal) => this.assemble(entry, { source: options.sandboxSource }, principal),
       maxRequestBodySize: options.maxRequestBodySize,
@@ -91,6 +95,8 @@ export class ToolServerHost {
 
   /** /mcp/<env> without a handle. */
   async handleEnvironmentRequest(entry: ToolCatalogEntry, request: Request, principal: string): Promise<Response> {
+    const taskStream = mayBeTaskStatusListen(request) ? await this.taskStreams.serve(request, principal) : undefined;
+    if (taskStream) return taskStream;
     // A session id exists only in the 2025 era: skip the body sniff (a clone and re-read of every request) then.
     const legacy =
       request.headers.has('mcp-session-id') ||
@@ -174,7 +180,8 @@ export class ToolServerHost {
     const record = this.handleOf(entry, handleId, principal);
     if (!record) return undefined;
     record.sandboxes.touch();
-    return record.extra.handler.fetch(request);
+    const taskStream = mayBeTaskStatusListen(request) ? await this.taskStreams.serve(request, principal) : undefined;
+    return taskStream ?? record.extra.handler.fetch(request);
   }
 
   /**
@@ -231,6 +238,7 @@ export class ToolServerHost {
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
     // First, so servers waiting on their tasks' work can release their sandboxes.
+    this.taskStreams.closeAll();
     this.tasks.close();
     await Promise.all([...this.connections].map((connection) => connection.close()));
     await Promise.all([...this.sessionlessHandlers.values()].map((handler) => handler.close().catch(() => undefined)));

@@ -3,7 +3,8 @@
  * against a real `corral serve`: every fixture-independent scenario on /mcp/python and the whole server
  * suite on the /mcp/conformance fixtures, for every protocol era the suite knows; then the suite's 0.2.0 alpha
  * line (tools/conformance-alpha) with --requirements 2025-11-25 and 2026-07-28, which must have no scored
- * failure (unscored ones, extensions and pending scenarios, are printed). A second test proves the harness can
+ * failure and no failure of the tasks extension's scenarios (tasks-*, which the suite runs unscored; other
+ * unscored ones, pending scenarios, are printed). A second test proves the harness can
  * fail, so a green run is not an artefact of how results are read.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +24,9 @@ describe.skipIf(missingNode22)('the MCP conformance suite against corral serve',
     const failed = report.outcomes.filter((outcome) => outcome.scored && !outcome.passed);
     // The checks stay on disk when something failed, for the message below to point at.
     expect(failed, `conformance failures (checks in ${report.outputDir}):\n${formatOutcomeTable(failed)}`).toEqual([]);
+    // The suite does not score the tasks extension (SEP-2663), but corral implements it: a tasks-* failure fails here.
+    const taskFailures = report.outcomes.filter((outcome) => outcome.scenario.startsWith('tasks-') && !outcome.passed);
+    expect(taskFailures, `tasks extension failures (checks in ${report.outputDir}):\n${formatOutcomeTable(taskFailures)}`).toEqual([]);
     const unscoredFailures = report.outcomes.filter((outcome) => !outcome.scored && !outcome.passed);
     if (unscoredFailures.length > 0) console.warn(`[conformance] unscored failures (not counted):\n${formatOutcomeTable(unscoredFailures)}`);
     await rm(report.outputDir, { recursive: true, force: true });
@@ -60,6 +64,12 @@ describe.skipIf(missingNode22)('the MCP conformance suite against corral serve',
         'input-required-result-multi-round',
       ]),
     );
+    // ...and the tasks scenarios ran on the fixtures (unscored by the suite, passing is required above).
+    const taskScenarios = modern.filter((outcome) => outcome.scenario.startsWith('tasks-'));
+    expect(taskScenarios.map((outcome) => outcome.scenario)).toEqual(
+      expect.arrayContaining(['tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-mrtr-input', 'tasks-mrtr-composition', 'tasks-required-task-error']),
+    );
+    expect(taskScenarios.every((outcome) => outcome.successes > 0 || outcome.scenario === 'tasks-status-notifications')).toBe(true);
   }, 900_000);
 
   it('records a failure for a scenario whose fixtures the environment lacks, and has no fixtures without the flag', async () => {

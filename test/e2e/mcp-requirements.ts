@@ -36,6 +36,8 @@ export const MCP_REQUIREMENTS = {
   'TASK-LIFECYCLE':
     'a client declaring io.modelcontextprotocol/tasks gets a task for a long bash call (working, then completed with the output); short calls and clients without the extension are answered directly',
   'TASK-CANCEL': 'tasks/cancel marks the task cancelled, kills its process in the sandbox, and leaves the sandbox usable',
+  'TASK-NOTIFY':
+    "subscriptions/listen with taskIds streams notifications/tasks for the caller's own tasks until they finish; without the extension it is -32021",
   'TASK-ISOLATION': "another principal's task id answers -32602 on tasks/get and tasks/cancel, as an unknown one does",
 } as const;
 

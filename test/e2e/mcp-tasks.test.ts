@@ -138,6 +138,55 @@ describe.skipIf(!processBackend)('the tasks extension (SEP-2663) with a process 
     expect(final.result?.content.map((block) => block.text).join('\n')).toContain('done-after-sleep');
   }, 60_000);
 
+  it(`streams the task's status on subscriptions/listen: working, then completed with the output ${cites('TASK-NOTIFY')}`, async () => {
+    const client = await taskClient('alice');
+    const created = await bash(client, 'sleep 3; echo heard-on-the-stream');
+    expect(created.wireResultType).toBe('task');
+    const listen = (principal: string, capabilities: Record<string, unknown>, url = handleUrl) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          ...headersFor(principal),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-method': 'subscriptions/listen',
+          'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'listen-1',
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { taskIds: [created.taskId] },
+            _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION, 'io.modelcontextprotocol/clientCapabilities': capabilities },
+          },
+        }),
+      });
+    // Without the extension declared: -32021.
+    const refused = await listen('alice', {});
+    expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32021);
+
+    const response = await listen('alice', { extensions: { [TASKS_EXTENSION_ID]: {} } });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    // The stream ends by itself once the task has finished.
+    const messages = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: Record<string, unknown>; result?: unknown });
+    expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [created.taskId] } } });
+    const statuses = messages.filter((message) => message.method === 'notifications/tasks').map((message) => message.params!);
+    expect(statuses[0]).toMatchObject({ taskId: created.taskId, status: 'working' });
+    const last = statuses.at(-1) as { status: string; result?: { content: { text: string }[] } };
+    expect(last.status).toBe('completed');
+    expect(last.result?.content.map((block) => block.text).join('\n')).toContain('heard-on-the-stream');
+    expect(messages.at(-1)).toMatchObject({ result: { resultType: 'complete' } });
+
+    // Another principal's listen (it cannot use alice's handle URL, so on /mcp/python) names the id and follows nothing.
+    const foreign = await (await listen('mallory', { extensions: { [TASKS_EXTENSION_ID]: {} } }, `${server.baseUrl}/mcp/python`)).text();
+    expect(foreign).toContain('"taskIds":[]');
+    expect(foreign).not.toContain('notifications/tasks');
+  }, 60_000);
+
   it(`cancels a running bash task: status cancelled, its process killed, the sandbox still usable ${cites('TASK-CANCEL')}`, async () => {
     const client = await taskClient('alice');
     expect(await bashText(client, 'echo kept > before-cancel.txt && echo written')).toContain('written');
