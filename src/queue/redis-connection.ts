@@ -25,12 +25,20 @@ export function redactedRedisUrl(url: URL | string): string {
 }
 
 export function openRedis(url: URL): Redis {
-  return new Redis(url.toString(), {
-    maxRetriesPerRequest: null,
-    // Reconnect quickly after a restart, never give up: a worker outlives its Redis' restarts.
-    retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
-    lazyConnect: false,
-  });
+  return quiet(
+    new Redis(url.toString(), {
+      maxRetriesPerRequest: null,
+      // Reconnect quickly after a restart, never give up: a worker outlives its Redis' restarts.
+      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
+      lazyConnect: false,
+    }),
+  );
+}
+
+/** Connection errors reach callers through their commands (which wait and retry); ioredis would also print each one. */
+export function quiet(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Fails fast (QUEUE_ERR_REDIS_UNREACHABLE) when nothing answers at start, instead of retrying forever. */

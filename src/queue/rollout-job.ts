@@ -47,6 +47,19 @@ export const rolloutJobSchema = z
         sampling_args: z.record(z.string(), z.unknown()),
         model_timeout_s: z.number().positive(),
         model_retries: z.number().int().min(0),
+        /**
+         * 'worker': the worker's own OPENAI_API_KEY (corral eval: the operator's endpoint). 'none': EMPTY, because
+         * the endpoint is a remote client's choice (corral serve) and a worker's key must never be sent there.
+         */
+        api_key: z.enum(['worker', 'none']),
+        /**
+         * corral serve's model endpoint policy, applied again by the worker at connect time (the client chose the
+         * URL): internal addresses refused unless allowlisted, upstream error text withheld from the record.
+         */
+        endpoint_guard: z
+          .object({ refuse_internal: z.boolean(), allow: z.array(z.string()) })
+          .strict()
+          .nullable(),
       })
       .strict(),
     seed: z.number().int().nullable(),

@@ -9,7 +9,7 @@ import { Queue } from 'bullmq';
 import { hostname } from 'node:os';
 import { resultKey } from '../runner/trajectory/result-record.js';
 import { QUEUE_PREFIX, RUNS_KEY, capabilityQueueName, rolloutJobId, runKeys } from './queue-keys.js';
-import { assertRedisAnswers, openRedis, redactedRedisUrl } from './redis-connection.js';
+import { assertRedisAnswers, openRedis, quiet, redactedRedisUrl } from './redis-connection.js';
 import { ResultStore, type StoredResult } from './result-store.js';
 import { type RolloutJob, jobCapability } from './rollout-job.js';
 import { listWorkers, workerLost } from './worker-registry.js';
@@ -45,7 +45,7 @@ const FINISHED_RUN_TTL_S = 7 * 24 * 3600;
 export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOutcome> {
   const redis = openRedis(options.redisUrl);
   // XREAD BLOCK holds its connection; everything else goes over the other.
-  const reader = redis.duplicate();
+  const reader = quiet(redis.duplicate());
   const store = new ResultStore(redis);
   const readStore = new ResultStore(reader);
   const queues = new Map<string, Queue>();

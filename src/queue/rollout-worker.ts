@@ -16,7 +16,7 @@ import type { ResultRecord } from '../runner/trajectory/result-record.js';
 import { resultKey } from '../runner/trajectory/result-record.js';
 import { TRAJECTORY_VERSION } from '../runner/trajectory/trajectory.js';
 import { QUEUE_PREFIX, STATS_KEY, capabilityQueueName } from './queue-keys.js';
-import { openRedis } from './redis-connection.js';
+import { openRedis, quiet } from './redis-connection.js';
 import { ResultStore } from './result-store.js';
 import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
 import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
@@ -83,7 +83,7 @@ export class RolloutWorker {
     await worker.beat();
     for (const queue of worker.queues) {
       const bull = new Worker(queue, (job) => worker.process(job), {
-        connection: redis.duplicate(),
+        connection: quiet(redis.duplicate()),
         prefix: QUEUE_PREFIX,
         name: options.name,
         concurrency: options.concurrency,

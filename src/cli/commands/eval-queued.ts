@@ -176,6 +176,8 @@ function jobFor(run: PreparedRun, options: EvalOptions, runId: string, example: 
       sampling_args: command.sampling_args,
       model_timeout_s: options.modelTimeout,
       model_retries: options.modelRetries,
+      api_key: 'worker',
+      endpoint_guard: null,
     },
     seed: command.seed,
     needs: { backend: command.backend === 'auto' ? 'any' : command.backend },

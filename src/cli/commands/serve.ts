@@ -12,6 +12,8 @@ import { environmentCache } from '../../environment-packages/environment-cache.j
 import { withServedEnvironments } from '../runtime/environment-catalog-entries.js';
 import { createEpisodeService } from '../runtime/episode-service.js';
 import { loadServedEnvironments } from '../runtime/served-environments.js';
+import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
+import { queuedRollouts, refusingClientKeys } from './serve-queued-rollouts.js';
 
 interface ServeFlags {
   host?: string;
@@ -30,6 +32,7 @@ interface ServeFlags {
   conformanceFixtures?: boolean;
   env?: string[];
   viewDir?: string;
+  queue?: string;
 }
 
 /**
@@ -58,21 +61,26 @@ export function registerServeCommand(program: Command): void {
     .option('--episode-idle-ttl-ms <ms>', 'release episodes idle this long (default 600000; CORRAL_EPISODE_IDLE_TTL_MS)')
     .option('--view-dir <dir>', 'runs shown by the run viewer at /view (default runs/)', 'runs')
     .option('--conformance-fixtures', "also serve /mcp/conformance: the MCP conformance suite's test_* tools, resources and prompts")
+    .option('--queue <redis-url>', 'POST /v1/rollouts enqueues its rollouts for corral worker processes on this Redis (episodes still run here)')
     .action(async (flags: ServeFlags) => {
       const log = (line: string) => process.stderr.write(`[corral serve] ${line}\n`);
-      const { corpus, conformanceFixtures, env: environmentSpecs, viewDir, ...configFlags } = flags;
+      const { corpus, conformanceFixtures, env: environmentSpecs, viewDir, queue, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
       // Resolved before anything starts: an --env that does not load stops serve with its error.
       const served = await loadServedEnvironments(environmentSpecs ?? [], { cache: environmentCache(config), log });
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       const catalog = await withServedEnvironments(runtime.catalog, served, { wiki: runtime.wiki, log });
       const environments = conformanceFixtures ? withConformanceEnvironment(catalog) : catalog;
-      const rollouts = createRolloutService({
+      const redisUrl = queue === undefined ? undefined : parseRedisUrl(queue, '--queue');
+      const localOrQueued = createRolloutService({
         runtime,
         dataDir: config.data.dataDir,
         server: config.server,
         environments: await served.withoutArguments(),
+        ...(redisUrl ? { runElsewhere: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
       });
+      const rollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;
+      if (redisUrl) log(`POST /v1/rollouts runs on queue workers at ${redactedRedisUrl(redisUrl)}; episodes run here`);
       const episodes = createEpisodeService({ runtime, environments: served, dataDir: config.data.dataDir, server: config.server });
       // Structured request logs (fastify's pino, JSON lines) on stderr; CORRAL_LOG_LEVEL=silent turns them off.
       const logger = { level: process.env.CORRAL_LOG_LEVEL ?? 'info', stream: process.stderr };

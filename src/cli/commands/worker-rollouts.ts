@@ -13,6 +13,10 @@ import type { RolloutExecutor } from '../../queue/rollout-worker.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import type { Environment } from '../../runner/contract/environment.js';
+import { withoutUpstreamDetail } from '../../runner/agents/openai/model-error.js';
+import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
+import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
+import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
 import { runRollout } from '../../runner/scheduler/run-rollout.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
@@ -56,6 +60,7 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
     if (!entry) {
       entry = (async () => {
         const moduleAgents = await loadModuleAgents(modulePath(served) ?? served.name, Object.keys(builtInEnvironments));
+        if (job.agent.endpoint_guard) return guardedAgent(job, options.log);
         const apiKey = process.env['OPENAI_API_KEY'];
         return createAgent(
           {
@@ -102,6 +107,39 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
     async close() {
       for (const entry of agents.values()) await (await entry.catch(() => undefined))?.close?.().catch(() => undefined);
       for (const runtime of runtimes) await runtime.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A `corral serve --queue` rollout: the endpoint is the remote client's, so no key of this worker goes there, the
+ * server's endpoint policy is applied again at connect time (DNS rebinding included), and what the endpoint
+ * answered in an error stays in this worker's log; the record gets the status and code only.
+ */
+function guardedAgent(job: RolloutJob, log: (line: string) => void): Agent {
+  const guard = job.agent.endpoint_guard!;
+  if (!job.agent.model || !job.agent.base_url) throw new CorralError('QUEUE_ERR_INVALID_JOB', 'a served rollout job needs agent.model and agent.base_url');
+  const agent = new OpenAIAgent({
+    httpClient: new ModelHttpClient(new ModelEndpointPolicy({ allow: guard.allow, refuseInternal: guard.refuse_internal })),
+    model: job.agent.model,
+    baseURL: job.agent.base_url,
+    apiKey: 'EMPTY',
+    samplingArgs: job.agent.sampling_args,
+    requestTimeoutMs: job.agent.model_timeout_s * 1000,
+    maxRetries: job.agent.model_retries,
+  });
+  return {
+    name: agent.name,
+    model: agent.model,
+    samplingArgs: agent.samplingArgs,
+    async run(input) {
+      try {
+        await agent.run(input);
+      } catch (error) {
+        if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
+        log(`model endpoint failed for ${input.example.id}#${input.rolloutIndex} (detail withheld from the record): ${error.message}`);
+        throw withoutUpstreamDetail(error);
+      }
     },
   };
 }

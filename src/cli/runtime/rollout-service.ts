@@ -39,6 +39,19 @@ export interface RolloutServiceOptions {
    * caller is local and internal addresses are allowed; bound beyond it (or omitted), they are refused.
    */
   server?: { host: string; modelEndpointAllowlist?: readonly string[] };
+  /**
+   * `corral serve --queue`: runs the checked request's rollouts on queue workers instead of here (the records come
+   * back whole per group through onGroup, as runEvaluation gives them). Absent: runEvaluation in this process.
+   */
+  runElsewhere?: (input: QueuedRolloutsInput) => Promise<void>;
+}
+
+export interface QueuedRolloutsInput {
+  environment: Environment;
+  examples: readonly Example[];
+  request: RolloutRequest;
+  abortSignal: AbortSignal;
+  onGroup: (records: ResultRecord[]) => void;
 }
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -106,20 +119,23 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         rolloutsPerExample,
         async run({ abortSignal, onGroup }) {
           const records: ResultRecord[] = [];
-          await runEvaluation({
-            environment,
-            agent,
-            rollouts,
-            examples,
-            rolloutsPerExample,
-            concurrency,
-            abortSignal,
-            ...(request.seed === undefined ? {} : { seed: request.seed }),
-            onGroup: (group) => {
-              records.push(...group);
-              onGroup(group);
-            },
-          });
+          const collect = (group: ResultRecord[]) => {
+            records.push(...group);
+            onGroup(group);
+          };
+          if (options.runElsewhere) await options.runElsewhere({ environment, examples, request, abortSignal, onGroup: collect });
+          else
+            await runEvaluation({
+              environment,
+              agent,
+              rollouts,
+              examples,
+              rolloutsPerExample,
+              concurrency,
+              abortSignal,
+              ...(request.seed === undefined ? {} : { seed: request.seed }),
+              onGroup: collect,
+            });
           const summary = summarise(records);
           return {
             rollouts: summary.rollouts,
