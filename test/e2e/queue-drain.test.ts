@@ -73,6 +73,7 @@ describe.skipIf(!available)('draining 10,000 queued rollouts', () => {
     for (const record of records) perWorker.set(workerOf(record) ?? 'unnamed', (perWorker.get(workerOf(record) ?? 'unnamed') ?? 0) + 1);
     expect([...perWorker.keys()].sort()).toEqual(['drain-0', 'drain-1']);
     // Both workers exit cleanly on SIGTERM once the queue is empty.
-    expect(await Promise.all(workers.map((worker) => worker.stop()))).toEqual([0, 0]);
+    const codes = await Promise.all(workers.map((worker) => worker.stop()));
+    expect(codes, workers.map((worker) => worker.output.stderr.slice(-2000)).join('\n')).toEqual([0, 0]);
   }, 900_000);
 });
