@@ -220,6 +220,51 @@ describe.skipIf(!processBackend)('the tasks extension (SEP-2663) with a process 
     expect(final.result?.content.map((block) => block.text).join('\n')).toContain('alice-only');
   }, 60_000);
 
+  it(`gives a task to a 2025-era session that declared the extension at initialize ${cites('TASK-LIFECYCLE')}`, async () => {
+    const url = `${server.baseUrl}/mcp/python`;
+    const post = async (body: unknown, sessionId?: string) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          ...headersFor('alice'),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      // Either a JSON body, one SSE event carrying the response, or nothing (202 for a notification).
+      const event = text.split('\n').find((line) => line.startsWith('data: '));
+      const json = text.startsWith('{') ? text : (event?.slice(6) ?? '{}');
+      return { sessionId: response.headers.get('mcp-session-id'), message: JSON.parse(json) as { result: Record<string, unknown> } };
+    };
+    const capabilities = { extensions: { [TASKS_EXTENSION_ID]: {} } };
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'legacy', version: '1' } },
+    });
+    expect(init.message.result.capabilities).toMatchObject({ extensions: { [TASKS_EXTENSION_ID]: {} } });
+    const sessionId = init.sessionId!;
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+    const created = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command: 'sleep 2; echo legacy-task' } } },
+      sessionId,
+    );
+    expect(created.message.result).toMatchObject({ resultType: 'task', status: 'working' });
+    for (;;) {
+      const task = (await post({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: created.message.result.taskId } }, sessionId)).message.result;
+      if (task.status === 'working') {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      expect(task).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'legacy-task' }] } });
+      break;
+    }
+  }, 60_000);
+
   it(`answers a short call directly and a client without the extension synchronously ${cites('TASK-LIFECYCLE')}`, async () => {
     const client = await taskClient('alice');
     const quick = await bash(client, 'echo quick');
