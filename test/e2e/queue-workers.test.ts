@@ -19,6 +19,7 @@ import type { ResultRecord } from '../../src/runner/trajectory/result-record.js'
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { type TestRedisServer, redisServerAvailable, startRedisServer } from '../helpers/redis-server.js';
 import { ROOT, readMetadata, readResults, runCorral, spawnCorral } from './runner-cli.js';
+import { startServe } from './serve-cli-process.js';
 
 const ready = redisServerAvailable() && (await backendAvailable('process'));
 const COUNTING = join(ROOT, 'test', 'fixtures', 'queue', 'counting-environment.ts');
@@ -181,6 +182,63 @@ describe.skipIf(!ready)('corral worker + corral eval --queue (real Redis, real p
         .sort(),
     ).toEqual(Object.keys(localMetadata).sort());
   }, 180_000);
+
+  it('--resume of a producer SIGKILLed mid-run collects what the workers stored meanwhile: every rollout once', async () => {
+    delayMs = 800;
+    const directory = runDirectory();
+    const first = spawnCorral([...evalArgs(directory, 12, 1), '--queue', redis.url()]);
+    await until('two groups written', () => readResults(directory).length >= 2);
+    first.kill('SIGKILL');
+    await first.exited;
+    const runId = (readMetadata(directory)['queue'] as { run_id: string }).run_id;
+    const resumed = await runCorral(['eval', '--resume', directory, '--no-progress', '--no-preflight', '--queue', redis.url()]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const keys = readResults(directory).map(keyOf);
+    expect(keys).toHaveLength(12);
+    expect(new Set(keys).size).toBe(12);
+    expect((readMetadata(directory)['queue'] as { run_id: string }).run_id).toBe(runId);
+  }, 180_000);
+
+  it('corral serve --queue: POST /v1/rollouts runs on the workers and streams every group back', async () => {
+    delayMs = 0;
+    const serve = startServe(['--port', '0', '--backend', 'process', '--env', COUNTING, '--queue', redis.url()]);
+    try {
+      await until('serve listening', () => serve.address() !== undefined || serve.child.exitCode !== null, 90_000);
+      const response = await fetch(`${serve.address()}/v1/rollouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ env: 'queue-counting', model: { base_url: model.baseURL, model: 'scripted' }, n: 3, rollouts_per_example: 2 }),
+      });
+      const lines = (await response.text())
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const records = lines.filter((line) => line['type'] !== 'summary') as unknown as ResultRecord[];
+      expect(records.map(keyOf).sort()).toEqual(['q0#0', 'q0#1', 'q1#0', 'q1#1', 'q2#0', 'q2#1']);
+      expect(records.every((record) => record.reward === 1 && ['w2', 'w3'].includes(workerOf(record) ?? ''))).toBe(true);
+      expect(lines.at(-1)).toMatchObject({ type: 'summary', status: 'complete', rollouts: 6, errored: 0 });
+      // A key of the client's own would sit in Redis in clear: refused before anything is queued.
+      const refused = await fetch(`${serve.address()}/v1/rollouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ env: 'queue-counting', model: { base_url: model.baseURL, model: 'scripted', api_key: 'sk-client' }, n: 1 }),
+      });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('QUEUE_ERR_UNSUPPORTED');
+    } finally {
+      serve.kill();
+      await serve.exited;
+    }
+  }, 180_000);
+
+  it('a worker serves Prometheus /metrics: jobs by state, rollouts by outcome, running', async () => {
+    const w2 = workers.find((worker) => worker.name === 'w2')!;
+    const { metrics_port: port } = JSON.parse(w2.output.stdout.split('\n')[0]!) as { metrics_port: number };
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(/^corral_queue_jobs\{queue="rollouts~queue-counting~any",state="waiting"\} \d+$/m);
+    expect(text).toMatch(/^corral_worker_rollouts_total\{outcome="completed"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^corral_worker_rollouts_running \d+$/m);
+  }, 60_000);
 
   it('corral queue status --json shows the workers, their capabilities and the lost one', async () => {
     const status = await runCorral(['queue', 'status', '--redis', redis.url(), '--json', '--rate-window-ms', '0']);
