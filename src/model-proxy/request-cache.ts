@@ -86,7 +86,7 @@ export class RequestCache {
     for (const field of fields) {
       for (const entry of this.entries) {
         if (entry.dialect !== dialect || entry.field !== field) continue;
-        const at = bytes.indexOf(entry.raw);
+        const at = occurrence(bytes, entry.raw);
         if (at < 0) continue;
         hits.push({ entry, at });
         break;
@@ -128,6 +128,14 @@ export class RequestCache {
     const position = this.entries.indexOf(entry);
     if (position > 0) this.entries.unshift(...this.entries.splice(position, 1));
   }
+}
+
+/** Where `raw` occurs: candidates found by its first bytes (a short needle is found fast), then compared whole. */
+function occurrence(bytes: Buffer, raw: Buffer): number {
+  const head = raw.subarray(0, 64);
+  for (let at = bytes.indexOf(head), tries = 0; at >= 0 && tries < 16; at = bytes.indexOf(head, at + 1), tries++)
+    if (at + raw.length <= bytes.length && bytes.compare(raw, 0, raw.length, at, at + raw.length) === 0) return at;
+  return -1;
 }
 
 function translatedTools(dialect: Dialect, field: unknown): { tools: ToolTranslation; toolsJson: Buffer | null } {
