@@ -13,7 +13,19 @@ export interface QueueStatus {
   at: string;
   workers: (WorkerHeartbeat & { lost: boolean; heartbeat_age_ms: number })[];
   queues: { name: string; waiting: number; active: number; delayed: number; failed: number; workers: string[] }[];
-  runs: { run_id: string; queue: string; total: number; enqueued: number; stored: number; depth: number; producer: string; started_at: string }[];
+  /** depth = enqueued - stored, of which `running` are active on a worker and the rest wait (or retry after a lost lease). */
+  runs: {
+    run_id: string;
+    queue: string;
+    total: number;
+    enqueued: number;
+    stored: number;
+    depth: number;
+    running: number;
+    waiting: number;
+    producer: string;
+    started_at: string;
+  }[];
   rates: { window_s: number; stored_per_s: number };
   totals: { completed: number; errored: number; retried: number; failed: number };
   failures: { queue: string; job_id: string; reason: string }[];
@@ -45,6 +57,8 @@ export async function readQueueStatus(redis: Redis, options: { rateWindowMs?: nu
         enqueued,
         stored,
         depth: Math.max(0, enqueued - stored),
+        running: 0,
+        waiting: 0,
         producer: info['producer'] ?? '',
         started_at: info['started_at'] ?? '',
       };
@@ -65,10 +79,16 @@ export async function readQueueStatus(redis: Redis, options: { rateWindowMs?: nu
         workers: workers.filter((worker) => worker.queues.includes(name) && !worker.lost).map((worker) => worker.name),
       });
       for (const job of await queue.getFailed(0, 9)) failures.push({ queue: name, job_id: String(job.id), reason: job.failedReason ?? '' });
+      // Active jobs are at most the pool's total concurrency: cheap to read, and they say which run is running.
+      for (const job of await queue.getActive(0, 9_999)) {
+        const run = runs.find((candidate) => candidate.run_id === (job.data as { run_id?: unknown } | undefined)?.run_id);
+        if (run) run.running++;
+      }
     } finally {
       await queue.close();
     }
   }
+  for (const run of runs) run.waiting = Math.max(0, run.depth - run.running);
   return {
     at: new Date(now).toISOString(),
     workers,
@@ -102,7 +122,10 @@ export function formatQueueStatus(status: QueueStatus): string {
       `  ${queue.name}  waiting ${queue.waiting}  active ${queue.active}  delayed ${queue.delayed}  failed ${queue.failed}  workers ${queue.workers.join(',') || 'NONE'}`,
     );
   lines.push(`runs (${status.runs.length}):`);
-  for (const run of status.runs) lines.push(`  ${run.run_id}  ${run.stored}/${run.total} stored  depth ${run.depth}  ${run.queue}  producer ${run.producer}`);
+  for (const run of status.runs)
+    lines.push(
+      `  ${run.run_id}  ${run.stored}/${run.total} stored  depth ${run.depth} (${run.running} running, ${run.waiting} waiting)  ${run.queue}  producer ${run.producer}`,
+    );
   lines.push(`rate: ${status.rates.stored_per_s} rollouts/s (over ${status.rates.window_s} s)`);
   lines.push(`totals: ${status.totals.completed} stored, ${status.totals.errored} errored, ${status.totals.retried} retried, ${status.totals.failed} failed`);
   for (const failure of status.failures) lines.push(`  failed ${failure.job_id} (${failure.queue}): ${failure.reason}`);

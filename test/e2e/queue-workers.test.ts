@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeys } from '../../src/queue/queue-keys.js';
-import type { QueueStatus } from '../../src/queue/queue-status.js';
+import { type QueueStatus, readQueueStatus } from '../../src/queue/queue-status.js';
 import { listWorkers } from '../../src/queue/worker-registry.js';
 import { type ChatCompletionRequestBody, type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
@@ -106,6 +106,12 @@ describe.skipIf(!ready)('corral worker + corral eval --queue (real Redis, real p
     const victim = workers.find((worker) => worker.name === 'w1')!;
     await until('w1 running a rollout', async () => (await listWorkers(client)).some((worker) => worker.name === 'w1' && worker.running > 0));
     victim.kill('SIGKILL');
+    // w1's leases have not run out yet: the run is still in flight, with its depth bounded by the producer's -c.
+    const during = await readQueueStatus(client, { rateWindowMs: 0 });
+    const inFlight = during.runs.find((candidate) => candidate.total === 30);
+    expect(inFlight).toBeDefined();
+    expect(inFlight!.depth).toBeGreaterThan(0);
+    expect(inFlight!.depth).toBeLessThanOrEqual(32);
     const code = await run.exited;
     expect(code, run.output.stderr).toBe(0);
 

@@ -7,6 +7,7 @@
  * picks up results workers stored while no producer was reading.
  */
 import { randomUUID } from 'node:crypto';
+import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { withGroupStats } from '../../runner/scheduler/run-evaluation.js';
@@ -180,6 +181,7 @@ function jobFor(run: PreparedRun, options: EvalOptions, runId: string, example: 
       endpoint_guard: null,
     },
     seed: command.seed,
-    needs: { backend: command.backend === 'auto' ? 'any' : command.backend },
+    // A CLI agent runs inside a Docker sandbox: only Docker workers can take it.
+    needs: { backend: CLI_AGENT_NAMES.includes(command.agent) ? 'docker' : command.backend === 'auto' ? 'any' : command.backend },
   };
 }
