@@ -32,10 +32,11 @@ export function mayBeTaskStatusListen(request: Request): boolean {
 
 export class TaskStatusStreams {
   private readonly open = new Set<(graceful?: boolean) => void>();
+  private readonly openByOwner = new Map<string, number>();
 
   constructor(
     private readonly store: TaskStore,
-    private readonly maxStreams = 256,
+    private readonly limits: { maxStreams: number; maxStreamsPerOwner: number } = { maxStreams: 256, maxStreamsPerOwner: 16 },
   ) {}
 
   get size(): number {
@@ -58,7 +59,8 @@ export class TaskStatusStreams {
       const error = tasksRequiredError();
       return Response.json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
     }
-    if (this.open.size >= this.maxStreams) return Response.json({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Subscription limit reached' } });
+    if (this.open.size >= this.limits.maxStreams || (this.openByOwner.get(owner) ?? 0) >= this.limits.maxStreamsPerOwner)
+      return Response.json({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Subscription limit reached' } });
     const followed = new Map<string, TaskSnapshot>();
     for (const taskId of new Set(params.notifications.taskIds)) {
       const task = this.store.get(owner, taskId);
@@ -68,6 +70,12 @@ export class TaskStatusStreams {
       status: 200,
       headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' },
     });
+  }
+
+  private countOwner(owner: string, delta: number): void {
+    const count = (this.openByOwner.get(owner) ?? 0) + delta;
+    if (count > 0) this.openByOwner.set(owner, count);
+    else this.openByOwner.delete(owner);
   }
 
   /** Ends every stream (shutdown). */
@@ -97,7 +105,7 @@ export class TaskStatusStreams {
           clearInterval(keepAlive);
           unsubscribe();
           signal.removeEventListener('abort', onAbort);
-          this.open.delete(teardown);
+          if (this.open.delete(teardown)) this.countOwner(owner, -1);
           try {
             controller.close();
           } catch {
@@ -113,6 +121,7 @@ export class TaskStatusStreams {
         for (const task of followed.values()) notify(task);
         if (pending.size === 0) return teardown(true);
         this.open.add(teardown);
+        this.countOwner(owner, +1);
         signal.addEventListener('abort', onAbort, { once: true });
         unsubscribe = this.store.onChange((taskOwner, task) => {
           if (taskOwner !== owner || !followed.has(task.taskId)) return;

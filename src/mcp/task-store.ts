@@ -239,11 +239,10 @@ export class TaskStore {
   }
 
   private drop(record: TaskRecord, reason: string): void {
+    // A running task is cancelled first, so whoever follows it (a status stream) hears that it ended.
+    if (!isTerminalStatus(record.status)) this.settle(record, { status: 'cancelled', statusMessage: `dropped: ${reason}` });
     this.tasks.delete(record.id);
-    if (!isTerminalStatus(record.status)) {
-      record.status = 'cancelled';
-      record.abort.abort(new CorralError('MCP_ERR_TASK_CANCELLED', `task ${record.id} was dropped: ${reason}`));
-    }
+    record.abort.abort(new CorralError('MCP_ERR_TASK_CANCELLED', `task ${record.id} was dropped: ${reason}`));
   }
 
   private requestInput(record: TaskRecord, requests: Readonly<Record<string, InputRequest>>): Promise<Record<string, unknown>> {

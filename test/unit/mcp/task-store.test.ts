@@ -115,11 +115,15 @@ describe('TaskStore', () => {
     const store = newStore({ ttlMs: 60_000 });
     const seen: { aborted?: unknown } = {};
     const started = store.start('alice', untilAborted(seen), failure);
+    const heard: string[] = [];
+    store.onChange((_owner, task) => heard.push(task.status));
     await new Promise((resolve) => setImmediate(resolve));
     store.sweep(Date.now() + 60_001);
     await started.ended;
     expect(seen.aborted).toBeDefined();
     expect(store.size).toBe(0);
+    // Followers (status streams) hear that it ended.
+    expect(heard).toEqual(['cancelled']);
   });
 
   it('tells listeners about every status change, with the owner', async () => {
