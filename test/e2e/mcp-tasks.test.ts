@@ -1,5 +1,5 @@
 /**
- * The tasks extension (SEP-2663) on a real corral server with a real process sandbox, driven by the SDK client
+ * The tasks extension (SEP-2663) on a real corral server with real process and Docker sandboxes, driven by the SDK client
  * (which has no SEP-2663 helpers, so tools/call and the task methods go through client.request with our own
  * result schemas, and its decoder, which refuses resultType "task", sees CreateTaskResults through a small
  * shim). A long bash call declared by a task-capable client becomes a task at once, is seen working,
@@ -16,7 +16,10 @@ import { MODERN_PROTOCOL_VERSION } from '../helpers/mcp-clients.js';
 import { type TestServer, startTestServer } from '../helpers/mcp-test-server.js';
 import { cites } from './mcp-requirements.js';
 
-const processBackend = await backendAvailable('process');
+const backends = [
+  { name: 'process' as const, available: await backendAvailable('process') },
+  { name: 'docker' as const, available: await backendAvailable('docker') },
+];
 
 const TOKEN = 'tasks-test-token';
 const headersFor = (principal: string) => ({ authorization: `Bearer ${TOKEN}`, 'x-test-client': principal });
@@ -66,13 +69,14 @@ function acceptCreateTaskResults(transport: StreamableHTTPClientTransport): Stre
   return transport;
 }
 
-describe.skipIf(!processBackend)('the tasks extension (SEP-2663) with a process sandbox', () => {
+describe.each(backends)('the tasks extension (SEP-2663) with a $name sandbox', ({ name: backend, available }) => {
+  if (!available) return;
   let server: TestServer;
   let handleUrl: string;
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ token: TOKEN, resolvePrincipal: (headers) => String(headers['x-test-client'] ?? 'nobody') });
+    server = await startTestServer({ backend, token: TOKEN, resolvePrincipal: (headers) => String(headers['x-test-client'] ?? 'nobody') });
     // A handle keeps one sandbox across sessionless requests, so a later call sees what the cancelled one left.
     const response = await fetch(`${server.baseUrl}/v1/sandboxes`, {
       method: 'POST',
@@ -205,6 +209,24 @@ describe.skipIf(!processBackend)('the tasks extension (SEP-2663) with a process 
     expect(check).toContain('kept');
     expect(check).toContain('marker-absent');
     expect((await getTask(client, created.taskId!)).status).toBe('cancelled');
+  }, 90_000);
+
+  it(`cancels a running python task: the REPL's code stops and python serves the next call ${cites('TASK-CANCEL')}`, async () => {
+    const client = await taskClient('alice');
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'python', arguments: { code: "import time\ntime.sleep(4)\nopen('python-after-cancel.txt', 'w').write('too late')" } },
+      },
+      CallOrTaskSchema,
+    );
+    expect(created.wireResultType).toBe('task');
+    await cancelTask(client, created.taskId!);
+    expect((await getTask(client, created.taskId!)).status).toBe('cancelled');
+    expect(await bashText(client, 'sleep 6; test -e python-after-cancel.txt && echo marker-present || echo marker-absent')).toContain('marker-absent');
+    const next = await client.request({ method: 'tools/call', params: { name: 'python', arguments: { code: '6 * 7' } } }, CallOrTaskSchema);
+    expect(next.wireResultType).toBeUndefined();
+    expect(next.content?.map((block) => block.text).join('\n')).toContain('42');
   }, 90_000);
 
   it(`keeps one principal's task from another: get and cancel answer -32602 as for an unknown id ${cites('TASK-ISOLATION')}`, async () => {
