@@ -39,6 +39,8 @@ export interface QueuedRunOutcome {
   requeued: number;
 }
 
+/** Most jobs added in one round trip. */
+const ENQUEUE_BATCH = 200;
 /** Run keys live on this long after their run ends, so a late retry still finds its key done. */
 const FINISHED_RUN_TTL_S = 7 * 24 * 3600;
 
@@ -103,30 +105,48 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
       }
     };
 
+    const queueFor = (name: string) => {
+      let queue = queues.get(name);
+      if (!queue) {
+        queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
+        queue.on('error', (error) => options.log(`queue ${name}: ${error.message}`));
+        queues.set(name, queue);
+      }
+      return queue;
+    };
+    // In batches of what the depth allows (at most ENQUEUE_BATCH): one round trip checks, one adds.
     const enqueue = async () => {
       let enqueued = 0;
-      for (const job of options.jobs) {
-        if (options.abortSignal.aborted) return;
+      while (enqueued < options.jobs.length && !options.abortSignal.aborted) {
         while (enqueued - received >= options.maxDepth && !options.abortSignal.aborted) await new Promise<void>((resolve) => (wake = resolve));
         if (options.abortSignal.aborted) return;
-        enqueued++;
-        // Stored while the producer was away: its result is in the stream already.
-        if (await store.isStored(options.runId, resultKey(job.example.id, job.rollout_index))) continue;
-        const name = capabilityQueueName(jobCapability(job));
-        let queue = queues.get(name);
-        if (!queue) {
-          queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
-          queue.on('error', (error) => options.log(`queue ${name}: ${error.message}`));
-          queues.set(name, queue);
+        const room = Math.min(ENQUEUE_BATCH, options.maxDepth - (enqueued - received));
+        const batch = options.jobs.slice(enqueued, enqueued + room);
+        enqueued += batch.length;
+        // Stored while the producer was away: their results are in the stream already.
+        const stored = await redis.smismember(keys.done, ...batch.map((job) => resultKey(job.example.id, job.rollout_index)));
+        const fresh = batch.filter((_, index) => stored[index] !== 1);
+        const byQueue = new Map<string, RolloutJob[]>();
+        for (const job of fresh) {
+          const name = capabilityQueueName(jobCapability(job));
+          byQueue.set(name, [...(byQueue.get(name) ?? []), job]);
         }
-        await queue.add('rollout', job, {
-          jobId: rolloutJobId(job.run_id, job.example.id, job.rollout_index),
-          attempts: options.attempts ?? 3,
-          backoff: { type: 'exponential', delay: 200 },
-          removeOnComplete: true,
-          removeOnFail: { count: 1_000 },
-        });
-        await redis.hincrby(keys.info, 'enqueued', 1);
+        for (const [name, members] of byQueue) {
+          await queueFor(name).addBulk(
+            members.map((job) => ({
+              name: 'rollout',
+              data: job,
+              opts: {
+                jobId: rolloutJobId(job.run_id, job.example.id, job.rollout_index),
+                attempts: options.attempts ?? 3,
+                backoff: { type: 'exponential', delay: 200 },
+                removeOnComplete: true,
+                removeOnFail: { count: 1_000 },
+              },
+            })),
+          );
+        }
+        await redis.hincrby(keys.info, 'enqueued', batch.length);
       }
     };
 

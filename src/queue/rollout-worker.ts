@@ -30,8 +30,8 @@ export interface RolloutWorkerOptions {
   redisUrl: URL;
   name: string;
   capabilities: WorkerCapabilities;
-  /** The sandbox backend this worker runs: it serves jobs that need it and jobs that need any. */
-  backend: 'docker' | 'process';
+  /** The sandbox backend this worker runs: it serves jobs that need it and jobs that need any ('isolate': only those). */
+  backend: 'docker' | 'process' | 'isolate';
   concurrency: number;
   leaseMs: number;
   executor: RolloutExecutor;
@@ -70,8 +70,9 @@ export class RolloutWorker {
   ) {
     this.store = new ResultStore(redis);
     this.slots = new PQueue({ concurrency: options.concurrency });
+    const backend = options.backend;
     const names = options.capabilities.environments.flatMap((environment) => [
-      capabilityQueueName({ environment, backend: options.backend }),
+      ...(backend === 'isolate' ? [] : [capabilityQueueName({ environment, backend })]),
       capabilityQueueName({ environment, backend: 'any' }),
     ]);
     this.queues = [...new Set(names)];

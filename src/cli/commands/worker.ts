@@ -79,7 +79,7 @@ export function registerWorkerCommand(program: Command): void {
       const worker = await RolloutWorker.start({
         redisUrl,
         name,
-        backend,
+        backend: flags.backend === 'isolate' ? 'isolate' : backend,
         concurrency: flags.concurrency,
         leaseMs: flags.leaseMs,
         capabilities: {
