@@ -16,9 +16,10 @@ command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 /usr/bin/python3 -c 'import setuptools, wheel, pip' >/dev/null 2>&1 || missing+=(python3-pip python3-setuptools python3-wheel)
 # The run viewer's browser tests drive Debian's chromium headless (test/e2e/viewer-browser.test.ts).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
-# The durable queue's tests and bench (issue 15): Redis, and `ip netns`/`tc` for the multi-host network-namespace tests.
+# The durable queue's tests and bench (issue 15): Redis, and `ip netns` for the multi-host network-namespace tests.
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v iptables >/dev/null 2>&1 || missing+=(iptables) # cuts a namespace's link (test/helpers/network-namespaces.ts)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq
