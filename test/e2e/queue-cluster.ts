@@ -154,6 +154,14 @@ export function workerOf(record: ResultRecord): string | undefined {
   return typeof worker === 'string' ? worker : undefined;
 }
 
+/** Records whose worker differs from the one metadata.json's queue.rollouts (result key -> worker) names. */
+export function workerMismatches(records: readonly ResultRecord[], metadata: Record<string, unknown>): string[] {
+  const byKey = ((metadata['queue'] as { rollouts?: Record<string, string> } | undefined)?.rollouts ?? {}) as Record<string, string>;
+  return records
+    .map((record) => `${record.example_id}#${record.rollout_index}`)
+    .filter((key, index) => byKey[key] === undefined || byKey[key] !== workerOf(records[index]!));
+}
+
 /** Result keys that appear more than once, and expected keys that never appear. */
 export function exactlyOnceReport(records: readonly ResultRecord[], examples: number, rolloutsPerExample: number): { duplicated: string[]; missing: string[] } {
   const seen = new Map<string, number>();

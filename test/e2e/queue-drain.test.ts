@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { redisServerAvailable, startRedisServer, type TestRedisServer } from '../helpers/redis-server.js';
-import { COUNTING_ENVIRONMENT, echoScript, exactlyOnceReport, startWorker, type WorkerProcess, workerOf } from './queue-cluster.js';
-import { readResults, spawnCorral } from './runner-cli.js';
+import { COUNTING_ENVIRONMENT, echoScript, exactlyOnceReport, startWorker, type WorkerProcess, workerMismatches, workerOf } from './queue-cluster.js';
+import { readMetadata, readResults, spawnCorral } from './runner-cli.js';
 
 const available = redisServerAvailable();
 const ROLLOUTS = 10_000;
@@ -72,6 +72,7 @@ describe.skipIf(!available)('draining 10,000 queued rollouts', () => {
     const perWorker = new Map<string, number>();
     for (const record of records) perWorker.set(workerOf(record) ?? 'unnamed', (perWorker.get(workerOf(record) ?? 'unnamed') ?? 0) + 1);
     expect([...perWorker.keys()].sort()).toEqual(['drain-0', 'drain-1']);
+    expect(workerMismatches(records, readMetadata(out))).toEqual([]);
     // Both workers exit cleanly on SIGTERM once the queue is empty.
     const codes = await Promise.all(workers.map((worker) => worker.stop()));
     expect(codes, workers.map((worker) => worker.output.stderr.slice(-2000)).join('\n')).toEqual([0, 0]);
