@@ -126,7 +126,18 @@ export class RolloutWorker {
   }
 
   private async processNow(job: Job): Promise<string> {
-    const payload = decodeRolloutJob(job.data);
+    let payload: RolloutJob;
+    try {
+      payload = decodeRolloutJob(job.data);
+    } catch (error) {
+      // Another worker (another corral version) may read it; after the last attempt the producer gets an errored record.
+      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
+      const loose = looseJob(job.data);
+      if (!loose) throw error;
+      this.stats.failed++;
+      await this.store.store(loose.run_id, failedRecord(loose, error, job.attemptsMade + 1), this.options.name);
+      return 'invalid-job';
+    }
     const key = resultKey(payload.example.id, payload.rollout_index);
     if (await this.store.isStored(payload.run_id, key)) {
       this.stats.duplicates++;
@@ -183,6 +194,19 @@ export class RolloutWorker {
       last_heartbeat: new Date().toISOString(),
     });
   }
+}
+
+/** What a job that fails validation still says about itself, enough for its errored record; null when not even that. */
+function looseJob(data: unknown): RolloutJob | null {
+  const value = data as { run_id?: unknown; rollout_index?: unknown; example?: { id?: unknown; prompt?: unknown }; environment?: { name?: unknown } } | null;
+  if (typeof value?.run_id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(value.run_id)) return null;
+  if (typeof value.example?.id !== 'string' || typeof value.rollout_index !== 'number') return null;
+  return {
+    run_id: value.run_id,
+    rollout_index: value.rollout_index,
+    example: { id: value.example.id, prompt: typeof value.example.prompt === 'string' ? value.example.prompt : '' },
+    environment: { name: typeof value.environment?.name === 'string' ? value.environment.name : '' },
+  } as RolloutJob;
 }
 
 /** The record of a rollout the worker could not run after every attempt: errored (boundary runner), never scored. */
