@@ -4,7 +4,7 @@
  * isError result, and infrastructure faults must reach the client as JSON-RPC errors instead (STYLE 9).
  * Sandboxes come from `sandboxSource`, leased lazily on the first call of a tool that needs one.
  */
-import { type CallToolResult, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer, ProtocolError, ProtocolErrorCode, type RegisteredTool } from '@modelcontextprotocol/server';
 import { CorralError } from '../core/errors.js';
 import type { SandboxSession } from '../sandbox/session.js';
 import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
@@ -39,6 +39,8 @@ export interface CreateToolServerOptions {
   onCallStart?: () => () => void;
   /** The host's task store: given, the server speaks the tasks extension and long tool calls may become tasks. */
   tasks?: ServerTasks;
+  /** The tool list can change while the server is connected (replaceTools): declared as tools.listChanged. */
+  toolsListChanged?: boolean;
 }
 
 /**
@@ -58,29 +60,55 @@ export function createToolServer(options: CreateToolServerOptions): McpServer {
 }
 
 /** The server and its tools/call without the transport, which the tool-server assembly offers as the fast path. */
-export function buildToolServer(options: CreateToolServerOptions): { server: McpServer; callTool: DirectToolCall } {
+export function buildToolServer(options: CreateToolServerOptions): {
+  server: McpServer;
+  callTool: DirectToolCall;
+  replaceTools: (tools: readonly ToolDefinition[]) => void;
+} {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+    { capabilities: { tools: { listChanged: options.toolsListChanged ?? false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  const byName = new Map<string, ToolDefinition>();
-  for (const tool of options.tools) {
-    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
-    byName.set(tool.name, tool);
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
-        _meta: { [TOOL_SCHEMA_VERSION_META_KEY]: TOOL_SCHEMA_VERSION },
-      },
-      // Never runs: the tools/call handler below replaces McpServer's dispatcher.
-      () => ({ content: [], isError: true }),
+  let byName = new Map<string, ToolDefinition>();
+  let registered: RegisteredTool[] = [];
+  const registerAll = (tools: readonly ToolDefinition[]) => {
+    const next = new Map<string, ToolDefinition>();
+    for (const tool of tools) {
+      if (next.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+      next.set(tool.name, tool);
+    }
+    for (const entry of registered) entry.remove();
+    registered = [...next.values()].map((tool) =>
+      server.registerTool(
+        tool.name,
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          outputSchema: tool.outputSchema,
+          annotations: { title: tool.title, ...tool.annotations },
+          _meta: { [TOOL_SCHEMA_VERSION_META_KEY]: TOOL_SCHEMA_VERSION },
+        },
+        // Never runs: the tools/call handler below replaces McpServer's dispatcher.
+        () => ({ content: [], isError: true }),
+      ),
     );
-  }
+    // Calls already running looked their tool up in the old map, so they finish on the definition they started with.
+    byName = next;
+  };
+  registerAll(options.tools);
+  /** A new tool list on a live server: one notifications/tools/list_changed for the whole swap, not one per tool. */
+  const replaceTools = (tools: readonly ToolDefinition[]) => {
+    const perTool = server.sendToolListChanged;
+    server.sendToolListChanged = () => undefined;
+    try {
+      registerAll(tools);
+    } finally {
+      server.sendToolListChanged = perTool;
+    }
+    // A client gone mid-send is not this server's failure.
+    if (server.isConnected()) server.server.sendToolListChanged().catch(() => undefined);
+  };
 
   const callTool = async (params: ToolCallParams, abortSignal: AbortSignal): Promise<CallToolResult> => {
     const tool = byName.get(params.name);
@@ -137,7 +165,11 @@ export function buildToolServer(options: CreateToolServerOptions): { server: Mcp
       ) as Promise<CallToolResult>,
   );
   // The fast path has no request context: only a 2025 session's own declaration can make its calls tasks.
-  return { server, callTool: (params, abortSignal) => callToolOrTask(params, abortSignal, tasks !== undefined && sessionDeclaresTasks(server)) };
+  return {
+    server,
+    callTool: (params, abortSignal) => callToolOrTask(params, abortSignal, tasks !== undefined && sessionDeclaresTasks(server)),
+    replaceTools,
+  };
 }
 
 type ToolCallParams = { name: string; arguments?: Record<string, unknown> };

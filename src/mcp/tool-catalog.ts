@@ -40,6 +40,12 @@ export interface ToolCatalogEntry {
    * handler has a private bus nothing publishes on.
    */
   readonly changeEvents?: ServerEventBus;
+  /**
+   * Present when an operator can replace this entry's tools while it is served (a `corral serve --env` module
+   * reloaded on SIGHUP): `tools` and `toolsFor` then always answer the current definition, and a swap is published
+   * as tools_list_changed on `changeEvents`, which long-lived servers of the entry follow (their clients are told).
+   */
+  readonly reloads?: { readonly current: (sandboxes: LazySandboxes) => readonly ToolDefinition[] };
 }
 
 /** What an entry's extra registrations may use of the server they extend. */

@@ -3,7 +3,7 @@
  * the in-memory pairs of `corral eval`): the MCP server over a set of lazily leased sandboxes, the metrics
  * observer, the entry's extra registrations, the transport-free tools/call (the fast path), and close().
  */
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ServerEventBus } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { buildToolServer } from './create-tool-server.js';
 import { type JsonRpcErrorBody, jsonRpcFaultBody } from './json-rpc-errors.js';
@@ -43,6 +43,12 @@ export interface ToolServerAssemblyOptions {
   extendServer?: ((server: McpServer, context: ServerExtensionContext) => void) | undefined;
   /** The host's task store and whose tasks this server's requests see: given, the server speaks the tasks extension. */
   tasks?: { store: TaskStore; owner: string } | undefined;
+  /**
+   * The tool list can change (an operator reload, ToolCatalogEntry.reloads): every server declares tools.listChanged.
+   * `follow` is for long-lived servers (a 2025 session, a handle's fast path): on each tools_list_changed published
+   * on `events` they take the entry's current tools and tell their client. Per-request servers are built afresh.
+   */
+  reloads?: { events: ServerEventBus; current(sandboxes: LazySandboxes): readonly ToolDefinition[]; follow: boolean } | undefined;
 }
 
 export interface ToolServerAssembly {
@@ -67,15 +73,22 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
       void ended.finally(() => runningTasks.delete(ended));
     },
   };
-  const { server, callTool } = buildToolServer({
+  const { server, callTool, replaceTools } = buildToolServer({
     tools: options.toolsFor ? options.toolsFor(sandboxes) : options.tools,
     sandboxSource: sandboxes,
     onCallStart: () => sandboxes.beginCall(),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
     ...(tasks ? { tasks } : {}),
+    ...(options.reloads ? { toolsListChanged: true } : {}),
   });
   options.extendServer?.(server, tasks ? { tasks } : {});
+  const reloads = options.reloads;
+  const unfollow = reloads?.follow
+    ? reloads.events.subscribe((event) => {
+        if (event.kind === 'tools_list_changed') replaceTools(reloads.current(sandboxes));
+      })
+    : undefined;
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -92,6 +105,7 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
     close: () =>
       // Deferred a tick, so a close() reached again from the server's own onclose finds this promise.
       (closing ??= Promise.resolve().then(async () => {
+        unfollow?.();
         await server.close().catch(() => undefined);
         if (!ownsSandboxes) return;
         await Promise.all([...runningTasks]);

@@ -72,7 +72,7 @@ export class ToolServerHost {
     this.tasks = new TaskStore(options.taskLimits);
     this.taskStreams = new TaskStatusStreams(this.tasks);
     this.legacySessions = new LegacySessionStore({
-      assemble: (entry, principal) => this.assemble(entry, { source: options.sandboxSource }, principal),
+      assemble: (entry, principal) => this.assemble(entry, { source: options.sandboxSource }, principal, { followReloads: true }),
       maxRequestBodySize: options.maxRequestBodySize,
     });
     this.handles = new HandleStore(async (record) => {
@@ -134,7 +134,7 @@ export class ToolServerHost {
         // Stateless: the SDK builds a server per request, each over the handle's sandboxes.
         handler: createMcpHandler(() => this.assemble(entry, shared, principal).server, this.handlerOptions(entry, 'stateless')),
         // Never connected: only its tools/call runs, for requests the fast path recognises.
-        fastPath: this.assemble(entry, shared, principal),
+        fastPath: this.assemble(entry, shared, principal, { followReloads: true }),
       }),
       options.idleTtlMs,
     );
@@ -253,8 +253,13 @@ export class ToolServerHost {
     await this.handles.expireIdle(idleMs);
   }
 
-  /** Every server this host builds, for any binding, is assembled here: same observer, same extensions, `principal`'s tasks. */
-  private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding, principal: string): ToolServerAssembly {
+  /**
+   * Every server this host builds, for any binding, is assembled here: same observer, same extensions, `principal`'s
+   * tasks. `followReloads`: a long-lived server, which takes a reloaded entry's new tools and tells its client.
+   */
+  private assemble(entry: ToolCatalogEntry, sandboxes: SandboxBinding, principal: string, options: { followReloads?: boolean } = {}): ToolServerAssembly {
+    const reloads =
+      entry.reloads && entry.changeEvents ? { events: entry.changeEvents, current: entry.reloads.current, follow: options.followReloads ?? false } : undefined;
     return assembleToolServer({
       tools: entry.tools,
       toolsFor: entry.toolsFor,
@@ -263,6 +268,7 @@ export class ToolServerHost {
       observer: this.options.observer,
       sandboxes,
       tasks: { store: this.tasks, owner: principal },
+      reloads,
     });
   }
 

@@ -9,7 +9,7 @@ import { openBackendProbe } from './backend-choice.js';
 import { listenOrExplain } from './listen-or-explain.js';
 import { startToolRuntime } from '../runtime/tool-runtime.js';
 import { environmentCache } from '../../environment-packages/environment-cache.js';
-import { withServedEnvironments } from '../runtime/environment-catalog-entries.js';
+import { reloadableServedEnvironments } from '../runtime/environment-reload.js';
 import { createEpisodeService } from '../runtime/episode-service.js';
 import { loadServedEnvironments } from '../runtime/served-environments.js';
 import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
@@ -69,8 +69,9 @@ export function registerServeCommand(program: Command): void {
       // Resolved before anything starts: an --env that does not load stops serve with its error.
       const served = await loadServedEnvironments(environmentSpecs ?? [], { cache: environmentCache(config), log });
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
-      const catalog = await withServedEnvironments(runtime.catalog, served, { wiki: runtime.wiki, log });
-      const environments = conformanceFixtures ? withConformanceEnvironment(catalog) : catalog;
+      // --env modules and packages are imported again on SIGHUP (environment-reload.ts).
+      const reloadable = await reloadableServedEnvironments(runtime.catalog, served, { wiki: runtime.wiki, log });
+      const environments = conformanceFixtures ? withConformanceEnvironment(reloadable.catalog) : reloadable.catalog;
       const redisUrl = queue === undefined ? undefined : parseRedisUrl(queue, '--queue');
       const localOrQueued = createRolloutService({
         runtime,
@@ -117,5 +118,9 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGHUP', () => {
+        log('SIGHUP: reloading the --env environments');
+        void reloadable.reload();
+      });
     });
 }

@@ -30,6 +30,8 @@ export interface ServedEnvironments {
   bind(name: string, envArgs: Record<string, unknown> | undefined): Promise<Environment>;
   /** Every environment that binds without arguments, by name: what POST /v1/rollouts (which takes no env_args) can run. */
   withoutArguments(): Promise<Record<string, () => Environment>>;
+  /** An operator reload (environment-reload.ts): later binds of `name` use this definition; bindings already made stay. */
+  replace(environment: ServedEnvironment): void;
 }
 
 /** Distinct argument sets kept bound per server; a factory environment's create() runs once per set. */
@@ -57,7 +59,8 @@ export async function loadServedEnvironments(
 }
 
 /** ServedEnvironments over definitions already loaded (tests and benchmarks build them in process). */
-export function servedEnvironmentsOf(served: ReadonlyMap<string, ServedEnvironment>): ServedEnvironments {
+export function servedEnvironmentsOf(initial: ReadonlyMap<string, ServedEnvironment>): ServedEnvironments {
+  const served = new Map(initial);
   const bound = new Map<string, Promise<Environment>>();
   return {
     names: () => [...served.keys()],
@@ -89,6 +92,12 @@ export function servedEnvironmentsOf(served: ReadonlyMap<string, ServedEnvironme
         if (environment) bindings[name] = () => environment;
       }
       return bindings;
+    },
+    replace(environment) {
+      if (!served.has(environment.name)) throw new Error(`replace: ${environment.name} is not served`);
+      served.set(environment.name, environment);
+      const prefix = `${environment.name}\u0000`;
+      for (const key of [...bound.keys()]) if (key.startsWith(prefix)) bound.delete(key);
     },
   };
 }

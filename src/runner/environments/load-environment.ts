@@ -29,12 +29,15 @@ export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly
 /**
  * What a module file default-exports: an Environment (defineEnvironment) or an EnvironmentFactory
  * (defineEnvironmentFactory, built once its arguments are known). Throws ENV_ERR_INVALID_MODULE when the module does
- * not load or exports neither.
+ * not load or exports neither. `reload` (a fresh token per reload of a served module) makes the import read the
+ * file again instead of answering from Node's module cache; the modules it imports stay cached.
  */
-export async function loadEnvironmentModule(path: string): Promise<EnvironmentDefinition> {
+export async function loadEnvironmentModule(path: string, options: { reload?: string } = {}): Promise<EnvironmentDefinition> {
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    const url = pathToFileURL(path);
+    if (options.reload !== undefined) url.searchParams.set('corral-reload', options.reload);
+    module = (await import(url.href)) as { default?: unknown };
   } catch (error) {
     throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} failed to load: ${(error as Error).message}`, {
       cause: error,
