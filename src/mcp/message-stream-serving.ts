@@ -34,7 +34,19 @@ export function serveMessageStream(options: MessageStreamOptions): ServedMessage
   const binding = options.sandboxes;
   const sandboxes = 'source' in binding ? new LazySandboxes(binding.source, binding.env) : binding.shared;
   const { entry, observer } = options;
-  const served = serveStdio(() => assembleToolServer({ ...entry, observer, sandboxes: { shared: sandboxes }, tasks: options.tasks }).server, {
+  // Named fields, not a spread: a reloadable entry's other fields (reloads, changeEvents) are not followed here, so a
+  // stream keeps the tools it connected with and declares tools.listChanged false.
+  const assemble = () =>
+    assembleToolServer({
+      tools: entry.tools,
+      toolsFor: entry.toolsFor,
+      instructions: entry.instructions,
+      extendServer: entry.extendServer,
+      observer,
+      sandboxes: { shared: sandboxes },
+      tasks: options.tasks,
+    });
+  const served = serveStdio(() => assemble().server, {
     ...(options.transport ? { transport: options.transport } : {}),
     onerror: (error) => options.onError?.(error),
   });

@@ -18,19 +18,32 @@ import { type ServeProcess, startServe } from './serve-cli-process.js';
 const hasProcessBackend = await backendAvailable('process');
 const INDEX = resolve(import.meta.dirname, '../../src/index.js');
 
-/** A module with the echo tool, plus `extra` (a tool answering `reply`) when given. */
-function environmentModule(extra?: { name: string; reply: string }): string {
+/**
+ * A module with echo, `slow` (answers `slow:<version>` once `releasePath` exists, so a call can be held open across
+ * a reload) and, when given, `extra` (a tool answering `reply`).
+ */
+function environmentModule(releasePath: string, version: string, extra?: { name: string; reply: string }): string {
   const extraTool = extra
     ? `defineTool({ name: ${JSON.stringify(extra.name)}, description: 'added by a reload', inputSchema: z.object({}), async execute() { return ${JSON.stringify(extra.reply)}; } }),`
     : '';
-  return `import { defineEnvironment, defineTool, z } from ${JSON.stringify(INDEX)};
+  return `import { existsSync } from 'node:fs';
+import { defineEnvironment, defineTool, z } from ${JSON.stringify(INDEX)};
 const echo = defineTool({ name: 'echo', description: 'echoes its text', inputSchema: z.object({ text: z.string() }), async execute({ text }) { return 'echo:' + text; } });
+const slow = defineTool({
+  name: 'slow',
+  description: 'answers once released',
+  inputSchema: z.object({}),
+  async execute() {
+    while (!existsSync(${JSON.stringify(releasePath)})) await new Promise((resolve) => setTimeout(resolve, 50));
+    return ${JSON.stringify(`slow:${version}`)};
+  },
+});
 export default defineEnvironment({
   name: 'reloading',
   description: 'an environment an operator reloads',
   systemPrompt: 'Use the tools.',
   toolsets: [],
-  tools: [echo, ${extraTool}],
+  tools: [echo, slow, ${extraTool}],
   dataset: () => [{ id: 'one', prompt: 'say hi' }],
   rubric: [{ name: 'none', weight: 1, score: () => 0 }],
 });
@@ -42,11 +55,13 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
   let modulePath: string;
   let serve: ServeProcess;
   let url: string;
+  let releasePath: string;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'corral-env-reload-'));
     modulePath = join(work, 'reloading.ts');
-    writeFileSync(modulePath, environmentModule());
+    releasePath = join(work, 'release');
+    writeFileSync(modulePath, environmentModule(releasePath, 'v1'));
     serve = startServe(['--port', '0', '--backend', 'process', '--env', modulePath]);
     const listening = await Promise.race([
       vi.waitFor(() => expect(serve.address()).toBeDefined(), { timeout: 60_000, interval: 200 }).then(() => true),
@@ -89,20 +104,25 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
       const legacyHeard = countToolListChanges(legacy);
       const modernHeard = countToolListChanges(modern);
       const subscription = await modern.listen({ toolsListChanged: true });
-      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow']);
       expect(textOf(await callTool(legacy, 'echo', { text: 'before' }))).toBe('echo:before');
+      // Held open until after the reload: it must finish on the definition it started with.
+      const inFlight = callTool(legacy, 'slow');
 
-      writeFileSync(modulePath, environmentModule({ name: 'added', reply: 'added-after-reload' }));
+      writeFileSync(modulePath, environmentModule(releasePath, 'v2', { name: 'added', reply: 'added-after-reload' }));
       serve.child.kill('SIGHUP');
       await expect.poll(legacyHeard, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
       await expect.poll(modernHeard, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
-      expect(serve.stderr()).toContain('reloaded environment reloading: tools echo, added');
+      expect(serve.stderr()).toContain('reloaded environment reloading: tools echo, slow, added');
+      writeFileSync(releasePath, '');
+      expect(textOf(await inFlight)).toBe('slow:v1');
+      expect(textOf(await callTool(legacy, 'slow'))).toBe('slow:v2');
 
       // The same session (no reconnect) sees the new list and runs the new tool; the old one still works.
-      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'added']);
+      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow', 'added']);
       expect(textOf(await callTool(legacy, 'added'))).toBe('added-after-reload');
       expect(textOf(await callTool(legacy, 'echo', { text: 'after' }))).toBe('echo:after');
-      expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'added']);
+      expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow', 'added']);
       expect(textOf(await callTool(modern, 'added'))).toBe('added-after-reload');
 
       // A module that no longer loads: logged with its code, the old definition keeps serving, no notification.
@@ -110,7 +130,7 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
       writeFileSync(modulePath, 'export default defineEnvironment({ this is not JavaScript');
       serve.child.kill('SIGHUP');
       await expect.poll(() => serve.stderr(), { timeout: 30_000 }).toMatch(/reload of environment reloading failed \[ENV_ERR_INVALID_MODULE\]/);
-      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'added']);
+      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow', 'added']);
       expect(textOf(await callTool(legacy, 'added'))).toBe('added-after-reload');
       expect(legacyHeard()).toBe(heardBefore);
       expect(serve.child.exitCode).toBeNull();
