@@ -68,6 +68,7 @@ export async function readQueueStatus(redis: Redis, options: { rateWindowMs?: nu
   const failures: QueueStatus['failures'] = [];
   for (const name of [...queueNames].sort()) {
     const queue = new Queue(name, { connection: redis, prefix: QUEUE_PREFIX });
+    queue.on('error', () => undefined);
     try {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
       queues.push({

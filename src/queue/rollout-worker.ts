@@ -57,6 +57,8 @@ export class RolloutWorker {
   readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0 };
   readonly queues: string[];
   private readonly workers: Worker[] = [];
+  /** BullMQ leaves connections it was given open: closed by drain(). */
+  private readonly connections: Redis[] = [];
   private readonly slots: PQueue;
   private readonly store: ResultStore;
   private readonly forced = new AbortController();
@@ -83,8 +85,10 @@ export class RolloutWorker {
     const worker = new RolloutWorker(options, redis);
     await worker.beat();
     for (const queue of worker.queues) {
+      const connection = quiet(redis.duplicate());
+      worker.connections.push(connection);
       const bull = new Worker(queue, (job) => worker.process(job), {
-        connection: quiet(redis.duplicate()),
+        connection,
         prefix: QUEUE_PREFIX,
         name: options.name,
         concurrency: options.concurrency,
@@ -114,6 +118,7 @@ export class RolloutWorker {
     clearInterval(this.heartbeatTimer);
     await removeWorker(this.redis, this.options.name).catch(() => undefined);
     await this.redis.quit().catch(() => undefined);
+    for (const connection of this.connections) connection.disconnect();
   }
 
   /** A second SIGTERM: cancel running rollouts; their jobs return to the queue when the lease runs out. */

@@ -28,6 +28,8 @@ export function workerMetrics(worker: RolloutWorker, redis: Redis, poolStats: ()
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
   const queues = worker.queues.map((name) => new Queue(name, { connection: redis, prefix: QUEUE_PREFIX }));
+  // A closing or restarting Redis surfaces as 'error' events; unheard, one would crash a draining worker.
+  for (const queue of queues) queue.on('error', () => undefined);
   new Gauge({
     name: 'corral_queue_jobs',
     help: 'Jobs in each capability queue this worker serves, by state (the whole pool, not only this worker).',
