@@ -100,12 +100,23 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
   it('tells 2025 sessions and 2026 listen streams, then lists and runs the added tool; a broken rewrite keeps the old tools', async () => {
     const { client: legacy } = await connectHttp(url);
     const { client: modern } = await connectHttp(url, { era: 'modern' });
+    const clients: Client[] = [legacy, modern];
     try {
       const legacyHeard = countToolListChanges(legacy);
       const modernHeard = countToolListChanges(modern);
       const subscription = await modern.listen({ toolsListChanged: true });
       expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow']);
       expect(textOf(await callTool(legacy, 'echo', { text: 'before' }))).toBe('echo:before');
+      // A handle made before the reload: its servers (and its tools/call fast path) must take the new tools too.
+      const created = await fetch(`${serve.address()}/v1/sandboxes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ env: 'reloading' }),
+      });
+      expect(created.status).toBe(201);
+      const { client: onHandle } = await connectHttp(((await created.json()) as { mcpUrl: string }).mcpUrl);
+      clients.push(onHandle);
+      expect(textOf(await callTool(onHandle, 'echo', { text: 'handle' }))).toBe('echo:handle');
       // Held open until after the reload: it must finish on the definition it started with.
       const inFlight = callTool(legacy, 'slow');
 
@@ -124,6 +135,7 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
       expect(textOf(await callTool(legacy, 'echo', { text: 'after' }))).toBe('echo:after');
       expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'slow', 'added']);
       expect(textOf(await callTool(modern, 'added'))).toBe('added-after-reload');
+      expect(textOf(await callTool(onHandle, 'added'))).toBe('added-after-reload');
 
       // A module that no longer loads: logged with its code, the old definition keeps serving, no notification.
       const heardBefore = legacyHeard();
@@ -138,7 +150,7 @@ describe.skipIf(!hasProcessBackend)('corral serve --env <module>: SIGHUP reloads
       expect(health.status).toBe(200);
       await subscription.close();
     } finally {
-      await Promise.all([legacy.close(), modern.close()]);
+      await Promise.all(clients.map((client) => client.close()));
     }
   }, 120_000);
 });
