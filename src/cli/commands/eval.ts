@@ -85,8 +85,9 @@ export function registerEvalCommand(program: Command): void {
       const { command, environment, agent, examples, directory, previous } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
+        // Under --queue the workers call the model, and this machine may not reach it: not checked from here.
         const endpoint =
-          agent instanceof OpenAIAgent
+          agent instanceof OpenAIAgent && !options.queue
             ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model }
             : undefined;
         await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
