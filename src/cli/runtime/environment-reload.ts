@@ -45,6 +45,11 @@ export async function reloadableServedEnvironments(
     const entry = withEnvironments.get(name);
     // Only the entries withServedEnvironments made from this environment (not a catalog entry of the same name).
     if (!environment || !entry || catalog.get(name) || environment.source.kind === 'built-in') continue;
+    // A server built with no tools has no tools/list to swap behind (the SDK installs it with the first tool).
+    if (entry.tools.length === 0) {
+      options.log(`environment ${name}: has no tools, so SIGHUP does not reload it`);
+      continue;
+    }
     reloadables.set(name, reloadableEntry(environment as Reloadable['served'], entry));
   }
   let generation = 0;
