@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
-import { withGroupStats } from '../../runner/scheduler/run-evaluation.js';
+import { countRecord, withGroupStats } from '../../runner/scheduler/run-evaluation.js';
 import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
@@ -18,11 +18,10 @@ import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import { ROLLOUT_JOB_VERSION } from '../../queue/rollout-job.js';
 import { runQueued } from '../../queue/rollout-producer.js';
-import { corralBuild } from '../eval/corral-build.js';
 import { type EvalOptions, maxErrorsLimit } from '../eval/eval-options.js';
 import type { PreparedRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
-import { thisWriter } from '../eval/run-liveness.js';
+import { runMetadata } from '../eval/run-metadata.js';
 
 export interface QueuedRunOutcome {
   directory: string;
@@ -44,28 +43,7 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   const writer = ResultsWriter.open(directory);
   const startedAt = Date.now();
   const plannedRollouts = examples.length * rolloutsPerExample;
-  const metadata: Record<string, unknown> = {
-    env_id: environment.name,
-    env: environment.name,
-    env_source: run.source,
-    model: agent.model,
-    agent: agent.name,
-    // Each worker resolves its own backend; this is what the run asked of them.
-    backend: command.backend,
-    num_examples: examples.length,
-    rollouts_per_example: rolloutsPerExample,
-    sampling_args: agent.samplingArgs ?? {},
-    max_concurrent: options.concurrency,
-    ...corralBuild(),
-    command,
-    model_timeout_s: options.modelTimeout,
-    model_retries: options.modelRetries,
-    max_errors: options.maxErrors ?? null,
-    date: typeof previous?.date === 'string' ? previous.date : new Date(startedAt).toISOString().slice(0, 10),
-    time: typeof previous?.time === 'string' ? previous.time : new Date(startedAt).toISOString().slice(11, 19),
-    started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
-    ...thisWriter(),
-  };
+  const metadata: Record<string, unknown> = runMetadata(run, options, command.backend, startedAt);
   const queueMetadata = () => ({ queue: { redis: redactedRedisUrl(redisUrl), run_id: runId, rollouts: rolloutWorkers } });
   const controller = new AbortController();
   let stoppedByMaxErrors = false;
@@ -118,12 +96,7 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
         rolloutWorkers[resultKey(record.example_id, record.rollout_index)] = worker;
         group.records.push(record);
         group.pending--;
-        progress.done++;
-        if (record.error) progress.errored++;
-        else if (record.reward !== null) {
-          progress.rewardSum += record.reward;
-          progress.scored++;
-        }
+        countRecord(progress, record);
         display.update({ ...progress });
         if (progress.errored > errorLimit && !controller.signal.aborted) {
           stoppedByMaxErrors = true;

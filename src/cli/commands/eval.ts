@@ -10,14 +10,13 @@ import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
-import { corralBuild } from '../eval/corral-build.js';
 import { type RunStatus, evalExitCode } from '../eval/eval-exit.js';
 import { maxErrorsLimit, parseEvalOptions } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
 import { runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
-import { thisWriter } from '../eval/run-liveness.js';
+import { runMetadata } from '../eval/run-metadata.js';
 import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
 import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
 import { CorralError } from '../../core/errors.js';
@@ -82,7 +81,7 @@ export function registerEvalCommand(program: Command): void {
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);
-      const { command, environment, agent, examples, directory, previous } = run;
+      const { command, environment, agent, examples, directory } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
         // Under --queue the workers call the model, and this machine may not reach it: not checked from here.
@@ -118,27 +117,7 @@ export function registerEvalCommand(program: Command): void {
       process.on('SIGTERM', onSignal);
       const startedAt = Date.now();
       const plannedRollouts = examples.length * rolloutsPerExample;
-      const metadata = {
-        env_id: environment.name,
-        env: environment.name,
-        env_source: run.source,
-        model: agent.model,
-        agent: agent.name,
-        backend: runtime.backend,
-        num_examples: examples.length,
-        rollouts_per_example: rolloutsPerExample,
-        sampling_args: agent.samplingArgs ?? {},
-        max_concurrent: options.concurrency,
-        ...corralBuild(),
-        command,
-        model_timeout_s: options.modelTimeout,
-        model_retries: options.modelRetries,
-        max_errors: options.maxErrors ?? null,
-        date: typeof previous?.date === 'string' ? previous.date : new Date(startedAt).toISOString().slice(0, 10),
-        time: typeof previous?.time === 'string' ? previous.time : new Date(startedAt).toISOString().slice(11, 19),
-        started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
-        ...thisWriter(),
-      };
+      const metadata = runMetadata(run, options, runtime.backend, startedAt);
       const alreadyDone = writer.completed.size;
       let latest = { done: 0, errored: 0 };
       const heartbeat = () =>

@@ -11,7 +11,7 @@ import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { groupFieldFor } from '../../runner/scheduler/group-stats.js';
-import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
+import { type EvaluationProgress, countRecord } from '../../runner/scheduler/run-evaluation.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
@@ -178,12 +178,7 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
           });
           if (!record) return;
           group.records.push(record);
-          progress.done++;
-          if (record.error) progress.errored++;
-          else if (record.reward !== null) {
-            progress.rewardSum += record.reward;
-            progress.scored++;
-          }
+          countRecord(progress, record);
           display.update({ ...progress });
           if (progress.errored > errorLimit && !controller.signal.aborted) {
             stoppedByMaxErrors = true;

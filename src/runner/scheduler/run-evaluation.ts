@@ -24,6 +24,16 @@ export interface EvaluationProgress {
   scored: number;
 }
 
+/** Counts one finished rollout into the progress totals (errored, or scored with its reward). */
+export function countRecord(progress: EvaluationProgress, record: ResultRecord): void {
+  progress.done++;
+  if (record.error) progress.errored++;
+  else if (record.reward !== null) {
+    progress.rewardSum += record.reward;
+    progress.scored++;
+  }
+}
+
 export interface EvaluationOptions {
   environment: Environment;
   agent: Agent;
@@ -80,12 +90,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           const record = await runWithRetries({ ...options, rollouts }, group.example, rolloutIndex);
           if (record.error?.code === 'RUNNER_ERR_CANCELLED') return;
           group.records.push(record);
-          progress.done++;
-          if (record.error) progress.errored++;
-          else if (record.reward !== null) {
-            progress.rewardSum += record.reward;
-            progress.scored++;
-          }
+          countRecord(progress, record);
           options.onProgress?.({ ...progress });
           if (group.records.length === group.indices.length) options.onGroup(withGroupStats(group.records, group.earlier));
         })

@@ -1,0 +1,36 @@
+/**
+ * metadata.json's description of an evaluation run, the same for a local run and one through the queue: what
+ * ran (environment and its source, agent, model, sampling), how (concurrency, timeouts, the command), which corral
+ * wrote it, and when it started (kept from the first session on --resume).
+ */
+import { corralBuild } from './corral-build.js';
+import type { EvalOptions } from './eval-options.js';
+import type { PreparedRun } from './prepare-run.js';
+import { thisWriter } from './run-liveness.js';
+
+export function runMetadata(run: PreparedRun, options: EvalOptions, backend: string, startedAt: number): Record<string, unknown> {
+  const { command, environment, agent, examples, previous } = run;
+  const started = new Date(startedAt).toISOString();
+  const kept = (key: string, fresh: string) => (typeof previous?.[key] === 'string' ? previous[key] : fresh);
+  return {
+    env_id: environment.name,
+    env: environment.name,
+    env_source: run.source,
+    model: agent.model,
+    agent: agent.name,
+    backend,
+    num_examples: examples.length,
+    rollouts_per_example: command.rollouts_per_example,
+    sampling_args: agent.samplingArgs ?? {},
+    max_concurrent: options.concurrency,
+    ...corralBuild(),
+    command,
+    model_timeout_s: options.modelTimeout,
+    model_retries: options.modelRetries,
+    max_errors: options.maxErrors ?? null,
+    date: kept('date', started.slice(0, 10)),
+    time: kept('time', started.slice(11, 19)),
+    started_at: kept('started_at', started),
+    ...thisWriter(),
+  };
+}
