@@ -338,7 +338,7 @@ export const ERROR_CODES = {
   QUEUE_ERR_REDIS_UNREACHABLE: {
     audience: 'infrastructure',
     transient: true,
-    doc: 'The queue\'s Redis server did not answer (not running, wrong address, or cut off); the message names the URL without its password.',
+    doc: "The queue's Redis server did not answer (not running, wrong address, or cut off); the message names the URL without its password.",
   },
   QUEUE_ERR_INVALID_JOB: {
     audience: 'infrastructure',
@@ -368,7 +368,7 @@ export const ERROR_CODES = {
   MCP_ERR_TASK_CANCELLED: {
     audience: 'caller',
     transient: false,
-    doc: 'The abort reason of a task\'s work when the task was cancelled by tasks/cancel, dropped at its ttl or ended by shutdown; the task reads as cancelled.',
+    doc: "The abort reason of a task's work when the task was cancelled by tasks/cancel, dropped at its ttl or ended by shutdown; the task reads as cancelled.",
   },
 } as const satisfies Record<string, { audience: ErrorAudience; transient: boolean; doc: string }>;
 
