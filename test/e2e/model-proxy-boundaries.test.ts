@@ -394,7 +394,15 @@ describe('recording', () => {
     const rollout = await proxy.openRollout();
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const array = await rawPost('/v1beta/models/g:streamGenerateContent', { 'x-goog-api-key': rollout.apiKey }, body);
-    expect(array.body).toEqual([expect.objectContaining({ candidates: [expect.objectContaining({ finishReason: 'STOP' })] })]);
+    // One array element per streamed delta; the last carries the finish.
+    const chunks = array.body as { candidates: { finishReason?: string; content?: { parts?: { text?: string }[] } }[] }[];
+    expect(chunks.at(-1)!.candidates[0]!.finishReason).toBe('STOP');
+    expect(
+      chunks
+        .flatMap((chunk) => chunk.candidates[0]!.content?.parts ?? [])
+        .map((part) => part.text ?? '')
+        .join(''),
+    ).toBe('fine');
     const sse = await rawPost('/v1beta/models/g:streamGenerateContent?alt=sse', { 'x-goog-api-key': rollout.apiKey }, body);
     expect(sse.text).toMatch(/^data: \{"candidates":/);
     expect(rollout.calls.map((call) => call.stream)).toEqual([true, true]);
