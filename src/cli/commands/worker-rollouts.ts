@@ -13,7 +13,7 @@ import type { RolloutExecutor } from '../../queue/rollout-worker.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import type { Environment } from '../../runner/contract/environment.js';
-import { withoutUpstreamDetail } from '../../runner/agents/openai/model-error.js';
+import { withheldUpstreamErrors } from '../runtime/withheld-upstream-errors.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
@@ -128,20 +128,9 @@ function guardedAgent(job: RolloutJob, log: (line: string) => void): Agent {
     requestTimeoutMs: job.agent.model_timeout_s * 1000,
     maxRetries: job.agent.model_retries,
   });
-  return {
-    name: agent.name,
-    model: agent.model,
-    samplingArgs: agent.samplingArgs,
-    async run(input) {
-      try {
-        await agent.run(input);
-      } catch (error) {
-        if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
-        log(`model endpoint failed for ${input.example.id}#${input.rolloutIndex} (detail withheld from the record): ${error.message}`);
-        throw withoutUpstreamDetail(error);
-      }
-    },
-  };
+  return withheldUpstreamErrors(agent, (error, input) =>
+    log(`model endpoint failed for ${input.example.id}#${input.rolloutIndex} (detail withheld from the record): ${error.message}`),
+  );
 }
 
 function modulePath(served: ServedEnvironment): string | null {

@@ -5,9 +5,8 @@
  * HTTP stream instead of results.jsonl.
  */
 import { CorralError } from '../../core/errors.js';
-import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
-import type { Agent } from '../../runner/agents/agent.js';
-import { withoutUpstreamDetail } from '../../runner/agents/openai/model-error.js';
+import type { PreparedRollouts, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
+import { withheldUpstreamErrors } from './withheld-upstream-errors.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
@@ -103,7 +102,12 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
       // Refused before anything runs; the guarded pool refuses again at connect time.
       await endpointPolicy.assertAllowed(new URL(request.model.base_url));
-      const agent = withheldUpstreamErrors(createAgent(request, guardedHttp), log);
+      const agent = withheldUpstreamErrors(createAgent(request, guardedHttp), (error, input) =>
+        log?.warn(
+          { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
+          'model endpoint failed (detail withheld from the rollout caller)',
+        ),
+      );
       const rolloutsPerExample = request.rollouts_per_example;
       const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
       // Inline examples are the client's: their sandbox choices (image, network) are ignored, as the episode API does.
@@ -194,31 +198,6 @@ function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): Open
     if (CorralError.hasCode(error, 'CFG_ERR_INVALID')) throw invalidField('sampling_args', error.message);
     throw error;
   }
-}
-
-/**
- * base_url is the remote client's choice, so what that endpoint answered (an error body, a socket error naming
- * internal addresses) goes to the server's log, and the record gets the status and code only. `corral eval`
- * builds its agent directly and keeps the full text for its local user.
- */
-function withheldUpstreamErrors(agent: OpenAIAgent, log: RolloutLog | undefined): Agent {
-  return {
-    name: agent.name,
-    model: agent.model,
-    samplingArgs: agent.samplingArgs,
-    async run(input) {
-      try {
-        await agent.run(input);
-      } catch (error) {
-        if (!CorralError.isInstance(error) || !error.code.startsWith('MODEL_')) throw error;
-        log?.warn(
-          { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
-          'model endpoint failed (detail withheld from the rollout caller)',
-        );
-        throw withoutUpstreamDetail(error);
-      }
-    },
-  };
 }
 
 /** Inline examples for an environment scored by tests_pass must carry tests, or every rollout would run only to error at scoring. */
