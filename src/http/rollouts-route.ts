@@ -100,6 +100,7 @@ async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, r
     avg_reward: stats?.avg_reward ?? null,
     ...Object.fromEntries(Object.entries(stats?.metric_averages ?? {}).map(([name, value]) => [`avg_${name}`, value])),
     errors_by_code: stats?.errors_by_code ?? {},
+    ...(stats?.samples ? { samples: stats.samples } : {}),
     time_ms: Date.now() - startedAt,
     ...(failure ? { error: failure } : {}),
   });

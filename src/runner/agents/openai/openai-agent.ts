@@ -43,12 +43,21 @@ export interface OpenAIAgentOptions {
   backoffBaseMs?: number;
   /** Ceiling of the doubling. Default 8_000. Retry-After from the server is honoured up to 60 s. */
   backoffMaxMs?: number;
+  /**
+   * Ask for token ids and logprobs (vLLM's `logprobs: true` and `return_token_ids: true`) unless samplingArgs sets
+   * those fields itself. Default false: OpenAI and some servers refuse return_token_ids. Runs that feed training
+   * turn it on (the rollout API, `corral eval --samples` / `--return-tokens`).
+   */
+  returnTokens?: boolean;
   /** How requests reach baseURL. Default: a keep-alive pool of this agent's own; the rollout API shares one guarded by its endpoint policy. */
   httpClient?: ModelHttpClient;
 }
 
 /** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
 const RESERVED_FIELDS = ['model', 'messages', 'tools', 'stream', 'n'];
+
+/** vLLM's spelling for "send the sampled token ids, the prompt's token ids and a logprob per sampled token". */
+export const TOKEN_FIELDS = Object.freeze({ logprobs: true, return_token_ids: true });
 
 export class OpenAIAgent implements Agent {
   readonly name = 'openai';
@@ -69,7 +78,8 @@ export class OpenAIAgent implements Agent {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new CorralError('CFG_ERR_INVALID', `maxRetries must be a whole number >= 0, got ${maxRetries}`);
     if (!(requestTimeoutMs > 0)) throw new CorralError('CFG_ERR_INVALID', `requestTimeoutMs must be > 0, got ${requestTimeoutMs}`);
     this.model = options.model;
-    this.samplingArgs = Object.freeze(samplingArgs);
+    // Asked for below the caller's own sampling args: an explicit `logprobs: false` wins.
+    this.samplingArgs = Object.freeze(options.returnTokens ? { ...TOKEN_FIELDS, ...samplingArgs } : samplingArgs);
     this.policy = { maxRetries, requestTimeoutMs, backoff: { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 8_000 } };
     this.baseURL = (options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
     this.apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY';
@@ -93,7 +103,8 @@ export class OpenAIAgent implements Agent {
       });
       const modelTurn = readChatCompletion(response, turn);
       recorder.event({ type: 'model-response', turn, durationMs: performance.now() - startedAt });
-      if (modelTurn.tokens) recorder.tokens({ turn, ...modelTurn.tokens });
+      // An entry even without token data: a turn the server sent no ids for must show, or samples would skip it.
+      recorder.tokens({ turn, ...modelTurn.tokens });
       if (modelTurn.usage) recorder.usage(modelTurn.usage);
       // The trajectory keeps the reasoning; the conversation sent back omits it (DeepSeek refuses it, others ignore it).
       recorder.message(modelTurn.message);
