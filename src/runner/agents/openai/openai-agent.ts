@@ -49,6 +49,12 @@ export interface OpenAIAgentOptions {
    * turn it on (the rollout API, `corral eval --samples` / `--return-tokens`).
    */
   returnTokens?: boolean;
+  /**
+   * Token in, tokens out (vLLM): each turn renders only the new messages to ids with POST /tokenize and samples with
+   * POST /v1/completions from the previous prompt + completion ids + those, so history is never re-tokenised and a
+   * rollout is one training sample whatever the chat template does to history. Implies returnTokens.
+   */
+  tokenIn?: boolean;
   /** How requests reach baseURL. Default: a keep-alive pool of this agent's own; the rollout API shares one guarded by its endpoint policy. */
   httpClient?: ModelHttpClient;
 }
