@@ -75,6 +75,11 @@ export const rolloutRequestSchema = z
     samples: z.boolean().default(false),
     /** Asks the model server for token ids and logprobs (vLLM's logprobs + return_token_ids). Default true: a trainer needs them. */
     return_tokens: z.boolean().default(true),
+    /**
+     * Token in, tokens out (vLLM): each turn renders only the new messages with /tokenize and samples from
+     * /v1/completions with token ids as the prompt, so history is never re-tokenised and every rollout is one sample.
+     */
+    token_in: z.boolean().default(false),
   })
   .strict()
   .superRefine((request, context) => {

@@ -127,6 +127,32 @@ describe('corral eval --samples and corral export samples', () => {
     expect(samples.every((sample) => sample.completion_ids.length === sample.completion_mask.length)).toBe(true);
   }, 180_000);
 
+  it('--token-in against the template that drops <think>: history is never re-tokenised, one sample per rollout', async () => {
+    const { run, result, requests, records } = await evalWithSamples('token-in', 'drops-think', puzzleScript({ reasoning: true }), ['--samples', '--token-in']);
+    expect(records.every((record) => record.reward === 1 && record.error === null)).toBe(true);
+    expect(requests.filter((request) => request.route === 'completions')).toHaveLength(8);
+    expect(requests.some((request) => request.route === 'chat')).toBe(false);
+    expect(result.stderr).toContain('4 samples from 4 rollouts; 0 split at a prefix break; 0 without samples');
+    const samples = readSamples(join(run, 'samples.jsonl'));
+    for (const record of records) {
+      const [first, second] = record.tokens!;
+      const sample = samples.find((candidate) => candidate.example_id === record.example_id && candidate.rollout_index === record.rollout_index)!;
+      // The second prompt keeps the first completion, <think> included, exactly as sampled.
+      expect(second!.prompt_token_ids!.slice(0, first!.prompt_token_ids!.length + first!.completion_token_ids!.length)).toEqual([
+        ...first!.prompt_token_ids!,
+        ...first!.completion_token_ids!,
+      ]);
+      expect(decodeText(sample.completion_ids)).toContain('<think>I should run the code first.</think>');
+      // The tool call came back as text and was parsed into a real call, which ran.
+      expect(record.completion[0]).toMatchObject({
+        role: 'assistant',
+        reasoning_content: 'I should run the code first.',
+        tool_calls: [{ function: { name: 'python' } }],
+      });
+      expect(sample.completion_mask.filter((bit) => bit === 1)).toHaveLength(first!.completion_token_ids!.length + second!.completion_token_ids!.length);
+    }
+  }, 180_000);
+
   it('without --return-tokens or --samples, nothing asks for token ids and the record says so with null tokens', async () => {
     const { records, requests } = await evalWithSamples('plain', 'keeps-history', puzzleScript(), []);
     expect(requests.some((request) => 'return_token_ids' in request.body)).toBe(false);

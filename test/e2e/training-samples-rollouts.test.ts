@@ -89,6 +89,13 @@ describe('POST /v1/rollouts with samples: true', () => {
     expect(summary['samples']).toMatchObject({ samples: 4, rollouts_split: 2 });
   }, 120_000);
 
+  it('token_in against the template that drops <think>: one sample per rollout', async () => {
+    const { records, summary, requests } = await rollouts('drops-think', wikiScript({ reasoning: true }), { token_in: true, examples: [EXAMPLES[0]] });
+    expect(requests.some((request) => request.route === 'chat')).toBe(false);
+    for (const record of records) expect((record['samples'] as TrainingSample[]).map((sample) => sample.sample_index)).toEqual([0]);
+    expect(summary['samples']).toMatchObject({ samples: 2, rollouts_with_samples: 2, rollouts_split: 0 });
+  }, 120_000);
+
   it('without samples: true the records carry no samples field', async () => {
     const { records } = await rollouts('keeps-history', wikiScript(), { samples: false });
     expect(records.every((record) => !('samples' in record))).toBe(true);

@@ -78,6 +78,15 @@ export function refusingClientKeys(service: RolloutService): RolloutService {
           'model.api_key: this server runs rollouts on queue workers (corral serve --queue) and does not put API keys in the queue; use an endpoint that needs no key, or a server without --queue',
           { details: { field: 'model.api_key' } },
         );
+      // Queue jobs carry sampling args, not the agent's mode: token-in runs here only.
+      if (request.token_in)
+        throw new CorralError(
+          'QUEUE_ERR_UNSUPPORTED',
+          'token_in: this server runs rollouts on queue workers (corral serve --queue), which do not run token-in mode yet; use a server without --queue',
+          {
+            details: { field: 'token_in' },
+          },
+        );
       return service.prepare(request, context);
     },
   };

@@ -206,6 +206,7 @@ function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): Open
       apiKey: request.model.api_key ?? 'EMPTY',
       samplingArgs: request.sampling_args ?? {},
       returnTokens: request.return_tokens,
+      tokenIn: request.token_in,
       ...(request.model.timeout_ms === undefined ? {} : { requestTimeoutMs: request.model.timeout_ms }),
       ...(request.model.max_retries === undefined ? {} : { maxRetries: request.model.max_retries }),
     });
