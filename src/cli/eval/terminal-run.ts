@@ -5,7 +5,6 @@
  * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
@@ -17,6 +16,7 @@ import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
+import { ensureHostFolder } from '../../terminal/host-folder.js';
 import { harborTrialName, writeHarborJobLayout, writeHarborTrial } from '../../terminal/harbor-job-layout.js';
 import { buildTaskImages } from '../../terminal/task-image-builder.js';
 import type { TerminalTask } from '../../terminal/terminal-task.js';
@@ -268,7 +268,7 @@ async function writeTrialTrajectory(record: ResultRecord, details: Record<string
   const cli = details['cli'] as { name: string; version: string } | undefined;
   if (!cli) return;
   const json = cliTrajectoryJson(record, { ...cli, model }, Number(details['model_calls'] ?? 0));
-  await mkdir(agentDirectory, { recursive: true });
+  await ensureHostFolder(agentDirectory);
   await writeCliTrajectory(agentDirectory, json);
 }
 

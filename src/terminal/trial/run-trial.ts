@@ -1,8 +1,10 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { CorralError } from '../../core/errors.js';
+import { errorMessage } from '../../sandbox/docker/docker-errors.js';
+import { ensureHostFolder } from '../host-folder.js';
 import type { TerminalTask } from '../terminal-task.js';
 import { collectFromContainer, putDirectory } from './container-archive.js';
 import type { TrialAgent, TrialAgentContext, TrialAgentOutcome } from './trial-agent.js';
@@ -10,6 +12,7 @@ import { AGENT_LOGS_DIRECTORY, type TrialNetworkPolicy } from './trial-container
 import type { TrialContainerPool } from './trial-container-pool.js';
 import type { TrialContainer } from './trial-container.js';
 import type { PhaseWindow, TrialFailure, TrialResult } from './trial-result.js';
+import { restoreVerifierPaths } from './verifier-paths.js';
 import { runVerifierPhase } from './verifier-phase.js';
 
 /** What /logs/agent and the artifacts may weigh in the run directory, each. */
@@ -66,7 +69,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     const failure = options.imageError ?? { code: 'TASK_ERR_IMAGE_BUILD_FAILED', message: `${task.name}: no image` };
     return finish({ code: failure.code, message: failure.message, phase: 'image', ...(failure.logPath ? { details: { logPath: failure.logPath } } : {}) });
   }
-  await mkdir(options.trialDirectory, { recursive: true });
+  await ensureHostFolder(options.trialDirectory);
   let container: TrialContainer | undefined;
   try {
     const containerWindow = windowStart();
@@ -91,6 +94,19 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     // Every agent-phase process dies with the container's PID namespace before anything is verified.
     await container.kill();
     const stopped = container;
+    try {
+      await restoreVerifierPaths(options.docker, stopped.containerId);
+    } catch (error) {
+      return finish(
+        failureOf(
+          new CorralError('TERMINAL_ERR_TRIAL_FAILED', `${task.name}: could not restore /logs and /tests for the verifier: ${errorMessage(error)}`, {
+            cause: error,
+            details: { phase: 'verifier' },
+          }),
+          'verifier',
+        ),
+      );
+    }
     // Collection and the commit both read the stopped container; the container goes once both are done.
     const collected = collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
     const verifierWindow = windowStart();
@@ -185,11 +201,11 @@ async function createAgentLogsDirectory(docker: Docker, containerId: string): Pr
 async function writeAgentFiles(trialDirectory: string, files: TrialAgentOutcome['agentFiles'], result: TrialResult): Promise<void> {
   if (!files?.length) return;
   const directory = join(trialDirectory, 'agent');
-  await mkdir(directory, { recursive: true });
+  await ensureHostFolder(directory);
   for (const file of files) {
     if (!/^[\w.-]+$/.test(file.name) || file.name.startsWith('.'))
       throw new CorralError('RUNNER_ERR_UNEXPECTED', `agent file name ${file.name} is not a plain name`);
-    // Collection may have left an agent-made symlink at this name: replace it, never write through it.
+    // The container's /logs/agent may hold a file of this name: the host's version replaces it.
     await rm(join(directory, file.name), { force: true, recursive: true });
     await writeFile(join(directory, file.name), file.content, { flag: 'wx' });
   }
@@ -203,6 +219,7 @@ function recordOutcome(result: TrialResult, outcome: TrialAgentOutcome): void {
 }
 
 async function collectAgentFiles(docker: Docker, containerId: string, task: TerminalTask, trialDirectory: string, result: TrialResult): Promise<void> {
+  // Into <trial>/agent and <trial>/artifacts/<name>: folders and regular files only (see collectFromContainer).
   const logs = await collectFromContainer(docker, containerId, AGENT_LOGS_DIRECTORY, trialDirectory, { maxBytes: MAX_COLLECTED_BYTES }).catch(() => undefined);
   if (logs?.found) result.directories.agent = join(trialDirectory, 'agent');
   const artifactsDirectory = join(trialDirectory, 'artifacts');
