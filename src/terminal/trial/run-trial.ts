@@ -86,7 +86,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
 
     const agentWindow = windowStart();
     const agentStart = performance.now();
-    const outcomeFiles = await runAgentPhase(container, options, result);
+    const agentPhase = await runAgentPhase(container, options, result);
     result.timings.agent_ms = elapsed(agentStart);
     result.windows.agent = windowEnd(agentWindow);
     throwIfCancelled(options.abortSignal);
@@ -94,6 +94,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     // Every agent-phase process dies with the container's PID namespace before anything is verified.
     await container.kill();
     const stopped = container;
+    if (agentPhase.failure) {
+      // The agent could not work (its model failed): nothing to verify; its logs are still kept.
+      await collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
+      await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
+      return finish(agentPhase.failure);
+    }
     try {
       await restoreVerifierPaths(options.docker, stopped.containerId);
     } catch (error) {
@@ -126,7 +132,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       },
     });
     await collected;
-    await writeAgentFiles(options.trialDirectory, outcomeFiles, result);
+    await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
     if (committed) container = undefined;
     result.windows.verifier = windowEnd(verifierWindow);
     result.timings.verifier_ms = verifier.durationMs;
@@ -147,8 +153,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
 }
 
-/** Runs the agent under its deadline; returns the files its host side wants in <trial>/agent/. */
-async function runAgentPhase(container: TrialContainer, options: TrialOptions, result: TrialResult): Promise<TrialAgentOutcome['agentFiles']> {
+/**
+ * Runs the agent under its deadline; returns the files its host side wants in <trial>/agent/ and, when the agent
+ * could not work for a reason outside the task, the failure that errors the trial (see agentPhaseFailure).
+ */
+async function runAgentPhase(
+  container: TrialContainer,
+  options: TrialOptions,
+  result: TrialResult,
+): Promise<{ files: TrialAgentOutcome['agentFiles']; failure?: TrialFailure }> {
   const { task } = options;
   const timeoutMs = task.agent.timeoutSec * options.timeoutMultiplier * 1000;
   const deadlineMs = Date.now() + timeoutMs;
@@ -171,20 +184,36 @@ async function runAgentPhase(container: TrialContainer, options: TrialOptions, r
     await createAgentLogsDirectory(options.docker, container.containerId);
     const outcome = await Promise.race([options.agent.run(context), rejectOnAbort(abortSignal)]);
     recordOutcome(result, outcome);
-    return outcome.agentFiles;
+    if (!outcome.failure) return { files: outcome.agentFiles };
+    result.agentPhase.error = { code: outcome.failure.code, message: outcome.failure.message };
+    return { files: outcome.agentFiles, failure: { ...outcome.failure, phase: 'agent' } };
   } catch (error) {
     if (options.abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'trial cancelled during the agent phase', { cause: error });
-    if (deadline.signal.aborted) result.agentPhase.timedOut = true;
+    // An exec given "what is left of the phase" may time out a moment before the phase's own timer fires.
+    const timedOut = deadline.signal.aborted || (CorralError.hasCode(error, 'SBX_ERR_TIMEOUT') && Date.now() >= deadlineMs - 1_000);
+    if (timedOut) result.agentPhase.timedOut = true;
     const failure = deadline.signal.aborted ? (deadline.signal.reason as CorralError) : error;
     result.agentPhase.error = {
       code: CorralError.isInstance(failure) ? failure.code : 'RUNNER_ERR_UNEXPECTED',
       message: failure instanceof Error ? failure.message : String(failure),
     };
-    return undefined;
+    const trialFailure = timedOut ? undefined : agentPhaseFailure(result.agentPhase.error);
+    return { files: undefined, ...(trialFailure ? { failure: trialFailure } : {}) };
   } finally {
     clearTimeout(timer);
     deadline.abort(); // stops whatever the agent still has in flight
   }
+}
+
+/**
+ * Whether an agent phase that threw errors the trial. The container is the agent's to break (a killed in-sandbox
+ * agent, a full disk: SBX_ERR_*), and its deadline is its own limit: those are verified like any other attempt, so
+ * an agent cannot turn its 0 into an errored trial. Anything else (the model endpoint, a missing solution, a bug)
+ * is not the attempt's doing: errored, never scored.
+ */
+function agentPhaseFailure(error: { code: string; message: string }): TrialFailure | undefined {
+  if (error.code.startsWith('SBX_ERR_')) return undefined;
+  return { code: error.code, message: error.message, phase: 'agent' };
 }
 
 /** /logs/agent, world-writable (sticky) through the daemon, so an agent running as [agent].user can log there too. */
