@@ -1,17 +1,19 @@
 /**
  * `corral eval terminal` as a child process around its lifecycle (issues 20 and 21): with no Docker daemon it
  * refuses to start (exit 2, no run written) instead of erroring every trial; cancelled trials leave no folder
- * behind, so after --resume the run holds exactly one trial folder per trial.
+ * behind, so after --resume the run holds exactly one trial folder per trial; what a SIGKILLed run leaves (a
+ * running verifier container, the image committed for it) is removed by `corral cleanup` and by the next run.
  */
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDockerConnection } from '../../src/sandbox/docker/docker-connection.js';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { TASK_BASE_IMAGE_DEFINITIONS } from '../../src/sandbox/docker/image-definition.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
-import { readResults, runCorral, spawnCorral } from './runner-cli.js';
+import { containersOwnedBy, readResults, runCorral, spawnCorral } from './runner-cli.js';
 
 const dockerAvailable = await backendAvailable('docker');
 const TEMPLATE = resolve(import.meta.dirname, '../fixtures/terminal/hostile/always-zero');
@@ -102,4 +104,59 @@ describe.runIf(dockerAvailable)('corral eval terminal: cancel and resume', () =>
     const job = JSON.parse(await readFile(join(out, 'result.json'), 'utf8')) as { stats: { n_trials: number } };
     expect(job.stats.n_trials).toBe(2);
   }, 600_000);
+
+  describe('after SIGKILL of corral during verification', () => {
+    /** corral-trial images whose owner label names this host and pid. */
+    const committedImagesOwnedBy = async (pid: number) => {
+      const { docker, close } = openDockerConnection();
+      try {
+        const images = await docker.listImages({ filters: { reference: ['corral-trial'] } });
+        return images.filter((image) => image.Labels?.['corral.owner']?.startsWith(`${hostname()}:${pid}:`)).map((image) => image.Id);
+      } finally {
+        close();
+      }
+    };
+
+    /** Starts a run whose verifier sleeps, waits until its image is committed and its verifier runs, then SIGKILLs it. */
+    async function killDuringVerification(name: string): Promise<number> {
+      const tasks = await task(name, 'true');
+      await writeFile(join(tasks, 'tests/test.sh'), '#!/bin/bash\nsleep 600\n', { mode: 0o755 });
+      const child = spawnCorral(['eval', 'terminal', '--tasks', tasks, '--agent', 'oracle', '--out', join(workDirectory, `${name}-run`), '--no-progress']);
+      const pid = child.pid!;
+      for (let waited = 0; (await committedImagesOwnedBy(pid)).length === 0 || (await containersOwnedBy(pid)).length === 0; waited += 250) {
+        expect(waited, child.output.stderr).toBeLessThan(120_000);
+        await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+      }
+      child.kill('SIGKILL');
+      await child.exited;
+      expect(await committedImagesOwnedBy(pid)).toHaveLength(1);
+      return pid;
+    }
+
+    it('corral cleanup removes its verifier container and the committed image', async () => {
+      const pid = await killDuringVerification('killed-then-cleanup');
+      const cleanup = await runCorral(['cleanup']);
+      expect(cleanup.code, cleanup.stderr).toBe(0);
+      expect(await containersOwnedBy(pid)).toEqual([]);
+      expect(await committedImagesOwnedBy(pid)).toEqual([]);
+    }, 300_000);
+
+    it('the next corral eval terminal removes them when it starts', async () => {
+      const pid = await killDuringVerification('killed-then-rerun');
+      const next = await runCorral([
+        'eval',
+        'terminal',
+        '--tasks',
+        await task('next-run', 'true'),
+        '--agent',
+        'nop',
+        '--out',
+        join(workDirectory, 'next-run'),
+        '--no-progress',
+      ]);
+      expect(next.code, next.stderr).toBe(0);
+      expect(await containersOwnedBy(pid)).toEqual([]);
+      expect(await committedImagesOwnedBy(pid)).toEqual([]);
+    }, 300_000);
+  });
 });

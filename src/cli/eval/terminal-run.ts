@@ -27,6 +27,8 @@ import { oracleAgent } from '../../terminal/trial/oracle-agent.js';
 import { runTrial } from '../../terminal/trial/run-trial.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
+import { reapTrialLeftovers } from '../../terminal/trial/trial-reaper.js';
+import { isOwnerAlive } from '../../core/owner.js';
 import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
 import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -96,6 +98,13 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   const { agent, proxy } = await trialAgentFor(command, options, log);
   const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
+  // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
+  const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
+    log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
+    return { containers: 0, images: 0 };
+  });
+  if (reaped.containers + reaped.images > 0)
+    log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
   const policy = { forbidEgress: settings.forbid_egress };
   const rolloutsPerExample = command.rollouts_per_example;
   const startedAt = Date.now();
