@@ -258,6 +258,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: "A task's [environment].docker_image is not a local image, or a Dockerfile's FROM image is neither in the base-image map nor local; the message says what to build or map.",
   },
+  TASK_ERR_REMOTE_SOURCE: {
+    audience: 'caller',
+    transient: false,
+    doc: "A task Dockerfile would make the daemon fetch from outside the task's build context (ADD of a URL or git repository, a variable in an ADD source, COPY/ADD --from that is not an earlier stage): refused before the build, because the daemon fetches on the host's network.",
+  },
   TASK_ERR_RESULT_INVALID: {
     audience: 'caller',
     transient: false,
