@@ -20,6 +20,7 @@ export interface RolloutFile {
 
 const MAX_FILES = 500;
 const INLINE_BYTES = 64 * 1024;
+const MAX_INLINE_TEXTS = 8;
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export function trialFolderOf(record: ResultRecord): string | null {
@@ -63,9 +64,15 @@ function listFolderInside(run: RunState, relativeDirectory: string): ListedEntry
   }
 }
 
-/** The verifier's stdout and stderr and the exception, inline on the rollout page (the rest is a click away). */
+/**
+ * What the verifier printed and the exception, inline on the rollout page (the rest is a click away): every
+ * non-empty text file of verifier/ (test.sh's own test-stdout.txt is often empty, its test output being in a file
+ * such as test-output.txt) and exception.txt.
+ */
 export async function inlineTrialTexts(run: RunState, files: readonly RolloutFile[]): Promise<Record<string, string>> {
-  const wanted = files.filter((file) => !file.symlink && /\/(verifier\/test-std(out|err)\.txt|exception\.txt)$/.test(file.path));
+  const wanted = files
+    .filter((file) => !file.symlink && file.bytes > 0 && /\/(verifier\/[^/]+\.(txt|log|out)|exception\.txt)$/.test(file.path))
+    .slice(0, MAX_INLINE_TEXTS);
   const texts: Record<string, string> = {};
   for (const file of wanted) {
     const text = await readRunFile(run, file.path, INLINE_BYTES).then(
