@@ -28,15 +28,12 @@ export function HistogramChart({ histogram, label, testId }) {
     return () => plot.destroy();
   }, [histogram, label]);
   if (!histogram) return html`<div class="muted">no scored rollouts</div>`;
+  const range =
+    histogram.min === histogram.max
+      ? `(all ${num(histogram.min)}: ${count(histogram.counts[0])})`
+      : `(${histogram.min.toFixed(3)} … ${histogram.max.toFixed(3)})`;
   return html`<figure class="chart" data-testid=${testId}>
-    <figcaption>
-      ${label}
-      <span class="muted" data-testid="histogram-range"
-        >${histogram.min === histogram.max
-          ? `(all ${num(histogram.min)}: ${count(histogram.counts[0])})`
-          : `(${histogram.min.toFixed(3)} … ${histogram.max.toFixed(3)})`}</span
-      >
-    </figcaption>
+    <figcaption>${label} <span class="muted" data-testid="histogram-range">${range}</span></figcaption>
     <div ref=${box}></div>
   </figure>`;
 }
