@@ -340,6 +340,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A run viewer API query parameter is missing or malformed (answered 400 with the parameter named).',
   },
+  VIEW_ERR_BAD_RECORD: {
+    audience: 'caller',
+    transient: false,
+    doc: "A line of a run's results.jsonl that the run viewer was asked to open is not a rollout record (answered 422; the run page counts such lines).",
+  },
   QUEUE_ERR_REDIS_URL: {
     audience: 'caller',
     transient: false,
