@@ -228,6 +228,16 @@ export const ERROR_CODES = {
     transient: true,
     doc: 'A per-principal server quota (MCP sessions, sandbox handles, leased sandboxes, rollout requests) is full: HTTP 429; details.quota names the setting, details.limit its value.',
   },
+  HTTP_ERR_JSON_TOO_DEEP: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body (or WebSocket frame) nests JSON objects and arrays deeper than the server reads (128 levels): HTTP 400, JSON-RPC -32600 on MCP routes; details.limit is the bound.',
+  },
+  HTTP_ERR_UNSUPPORTED_ENCODING: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body has a Content-Encoding the server cannot decode (it decodes gzip, deflate and br): HTTP 415.',
+  },
   TASK_ERR_NOT_FOUND: {
     audience: 'caller',
     transient: false,

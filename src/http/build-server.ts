@@ -16,6 +16,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { type ReadinessProbe, readinessRoute } from './readiness-route.js';
 import { metricsRoute } from './metrics-route.js';
 import { type PrincipalResolver, principalResolverFor } from './principal.js';
+import { addRequestBodyParsing } from './request-body-parsing.js';
 import { addRequestGuardHooks } from './request-guard-hooks.js';
 import { addConnectionLimits, principalQuotas, serverLimitOptions } from './server-limits.js';
 import type { EpisodeService } from './episodes-contract.js';
@@ -71,6 +72,7 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
 
   addRequestGuardHooks(app, config.server);
   addErrorReplies(app, config.server.bodyLimitBytes);
+  addRequestBodyParsing(app, config.server.bodyLimitBytes);
   void app.register(healthRoute);
   void app.register(readinessRoute, dependencies.readiness ? { probe: dependencies.readiness } : {});
   void app.register(metricsRoute);

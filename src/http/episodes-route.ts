@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
 import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
+import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
 
@@ -85,8 +86,7 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
 
   // MCP bodies reach the SDK as raw text (its own parse errors and 415s), so this route gets a scope of its own.
   await app.register(async (mcpScope) => {
-    mcpScope.removeAllContentTypeParsers();
-    mcpScope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    acceptRawTextBodies(mcpScope);
     mcpScope.route<EpisodeRequest>({
       method: ['GET', 'POST', 'DELETE'],
       url: '/v1/episodes/:id/mcp',
