@@ -203,6 +203,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'POST /v1/episodes/<id>/score was called a second time for the same episode: HTTP 409.',
   },
+  EPISODE_ERR_CLOSED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The episode was released (DELETE /v1/episodes/<id>, or server shutdown) while this tool call or score ran; its sandbox and state are gone: HTTP 409.',
+  },
   EPISODE_ERR_UNKNOWN_TOOL: {
     audience: 'caller',
     transient: false,
