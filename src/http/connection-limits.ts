@@ -1,20 +1,24 @@
 /**
  * Connection limits for one HTTP server (docs/security.md), against floods of sockets and clients that do not
- * read. Caps count open connections in total and per remote address; at a cap the oldest IDLE connection (no
- * request in flight, not a WebSocket) is closed to make room, so held-open sockets can never lock fresh
- * clients out, whatever address they share. Only when every connection is busy is the newcomer answered 503.
+ * read. Caps (connection-shares.ts: derived from the descriptor limit, one address at most half) count open
+ * connections in total and per remote address (the exact address: 127.0.0.1 and 127.0.0.2 are two); at a cap the
+ * oldest IDLE connection (no request in flight, not a WebSocket) is closed to make room, so held-open sockets can
+ * never lock fresh clients out, whatever address they share. Only when every connection is busy is the newcomer
+ * answered 503, and refused sockets linger for their answer only up to a bound, so a flood of them cannot use up
+ * the descriptors the caps leave in reserve.
  * A connection that completes no request within firstRequestTimeoutMs is closed. A connection whose unsent
  * output exceeds maxBufferedBytesPerConnection is not read until it drains, and is closed when it stays stuck
  * (see sweep) for slowClientGraceMs (HTTP pipelining, streams and WebSockets alike).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { normalizedAddress } from './principal.js';
+import { unmappedAddress } from './principal.js';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
 export interface ConnectionLimitSettings {
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  maxLingeringRefusals: number;
   firstRequestTimeoutMs: number;
   maxBufferedBytesPerConnection: number;
   slowClientGraceMs: number;
@@ -43,6 +47,7 @@ export class ConnectionLimits {
   private readonly connections = new Map<Socket, TrackedConnection>();
   private readonly perAddress = new Map<string, number>();
   private readonly sweepTimer: NodeJS.Timeout;
+  private lingeringRefusals = 0;
 
   constructor(
     private readonly settings: ConnectionLimitSettings,
@@ -71,7 +76,7 @@ export class ConnectionLimits {
   }
 
   private admit(socket: Socket): void {
-    const address = normalizedAddress(socket.remoteAddress);
+    const address = unmappedAddress(socket.remoteAddress);
     if ((this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address)) return this.refuse(socket);
     if (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined)) return this.refuse(socket);
     const connection: TrackedConnection = { socket, address, requestsInFlight: 0, upgraded: false, pausedForBackpressure: false, flushedBytes: 0 };
@@ -122,6 +127,10 @@ export class ConnectionLimits {
     socket.end(
       `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
     );
+    // Under a flood, the answer is written (a small write goes out at once) and the descriptor freed without waiting.
+    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) return void socket.destroy();
+    this.lingeringRefusals++;
+    socket.once('close', () => this.lingeringRefusals--);
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 
