@@ -208,6 +208,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'POST /v1/episodes/<id>/score was called a second time for the same episode: HTTP 409.',
   },
+  EPISODE_ERR_CLOSED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The episode was released (DELETE /v1/episodes/<id>, or server shutdown) while this tool call or score ran; its sandbox and state are gone: HTTP 409.',
+  },
   EPISODE_ERR_UNKNOWN_TOOL: {
     audience: 'caller',
     transient: false,
@@ -232,6 +237,16 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: true,
     doc: 'A per-principal server quota (MCP sessions, sandbox handles, leased sandboxes, rollout requests) is full: HTTP 429; details.quota names the setting, details.limit its value.',
+  },
+  HTTP_ERR_JSON_TOO_DEEP: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body (or WebSocket frame) nests JSON objects and arrays deeper than the server reads (128 levels): HTTP 400, JSON-RPC -32600 on MCP routes; details.limit is the bound.',
+  },
+  HTTP_ERR_UNSUPPORTED_ENCODING: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body has a Content-Encoding the server cannot decode (it decodes gzip, deflate and br): HTTP 415.',
   },
   TASK_ERR_NOT_FOUND: {
     audience: 'caller',
