@@ -330,6 +330,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A run viewer API query parameter is missing or malformed (answered 400 with the parameter named).',
   },
+  SERIES_ERR_UNAVAILABLE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A rollout request asked to record a series (`record: {series, step}`) and this server keeps no runs folder to write it in (answered 400).',
+  },
+  SERIES_ERR_WRITE: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: "A series' run folder could not be written (a symlink on the way, a file that is not regular, a full disk): the records were streamed, the summary line says so.",
+  },
   QUEUE_ERR_REDIS_URL: {
     audience: 'caller',
     transient: false,

@@ -5,6 +5,7 @@
  * it, which is what results.jsonl holds. docs/rollouts-api.md documents the wire format for clients.
  */
 import { z } from 'zod';
+import { SERIES_NAME_PATTERN } from '../viewer/series-steps.js';
 
 const toolCallSchema = z
   .object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }).strict() })
@@ -68,6 +69,14 @@ export const rolloutRequestSchema = z
     max_turns: z.number().int().min(1).max(1000).optional(),
     /** Rollout i of a group gets seed + i, unless sampling_args.seed is set. */
     seed: z.number().int().optional(),
+    /** Keep this request's records as one step of a series (a trainer's reward curve) in the server's runs folder. */
+    record: z
+      .object({
+        series: z.string().regex(SERIES_NAME_PATTERN, "letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit"),
+        step: z.number().int().min(0),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((request, context) => {
