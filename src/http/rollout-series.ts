@@ -1,15 +1,15 @@
 /**
  * Where POST /v1/rollouts keeps the requests that name a series (`record: {series, step}`): one run folder per
  * series under the server's runs folder, `<root>/series/<name>/`, holding results.jsonl (the records, as the
- * stream sent them) and steps.jsonl (one line per request; format in viewer/series-steps.ts). The viewer lists the
- * folder as a run and draws the steps as curves.
+ * stream sent them), steps.jsonl (one line per request; format in viewer/series-steps.ts) and a metadata.json that
+ * describes it as a run. The viewer lists the folder as a run and draws the steps as curves.
  *
  * Writes to one series are serialised in this process, so each request's records stay together and first_line is
  * right. Nothing on the way may be a symlink (the folder is created by the server, never followed), and files are
  * opened O_NOFOLLOW: a link planted in the runs folder cannot make the server write elsewhere.
  */
 import { constants, lstatSync, mkdirSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorralError } from '../core/errors.js';
 import { SERIES_FOLDER, SERIES_STEPS_FILE, type SeriesRequestLine, countSeriesRecords } from '../viewer/series-steps.js';
@@ -29,6 +29,8 @@ interface SeriesFolder {
   directory: string;
   /** Lines in results.jsonl, counted once when the folder is first used by this process. */
   lines: number;
+  /** When this process first wrote to it (metadata.json's started_at). */
+  startedAt: string | null;
   /** The last write: the next one waits for it. */
   tail: Promise<unknown>;
 }
@@ -72,6 +74,10 @@ export class RolloutSeries {
         ...countSeriesRecords(request.records),
       };
       await appendText(join(folder.directory, SERIES_STEPS_FILE), `${JSON.stringify(line)}\n`);
+      folder.startedAt ??= line.started_at;
+      // The run catalog reads env, model and status from it; the counts come from results.jsonl itself.
+      const metadata = { env: request.env, model: request.model, series: request.series, status: 'complete', started_at: folder.startedAt };
+      await replaceText(join(folder.directory, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
       return { first_line: firstLine, records: request.records.length };
     });
     folder.tail = write.catch(() => undefined);
@@ -86,11 +92,11 @@ export class RolloutSeries {
         if (!lstatSync(path, { throwIfNoEntry: false })) mkdirSync(path);
         if (!lstatSync(path).isDirectory()) throw new Error(`${path} is not a folder (a symlink is refused)`);
       }
-      for (const name of ['results.jsonl', SERIES_STEPS_FILE]) {
+      for (const name of ['results.jsonl', SERIES_STEPS_FILE, 'metadata.json']) {
         const stats = lstatSync(join(directory, name), { throwIfNoEntry: false });
         if (stats && !stats.isFile()) throw new Error(`${join(directory, name)} is not a regular file`);
       }
-      return { directory, lines: await countLines(join(directory, 'results.jsonl')), tail: Promise.resolve() };
+      return { directory, lines: await countLines(join(directory, 'results.jsonl')), startedAt: null, tail: Promise.resolve() };
     } catch (error) {
       throw seriesWriteError(series, error);
     }
@@ -111,6 +117,19 @@ async function appendText(path: string, text: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/** Written beside and renamed over: a rename replaces a planted symlink itself, never what it points to. */
+async function replaceText(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    await handle.writeFile(text);
+  } finally {
+    await handle?.close();
+  }
+  await rename(temporary, path);
 }
 
 async function countLines(path: string): Promise<number> {

@@ -144,7 +144,9 @@ describe('POST /v1/rollouts record: {series, step}', () => {
     });
     // The series is a run like any other: its rollouts open in the viewer.
     const runs = await app.inject({ method: 'GET', url: '/view/api/runs' });
-    expect(runs.json<{ runs: { id: string; rollouts: number }[] }>().runs).toEqual([expect.objectContaining({ id: 'series/run-7', rollouts: 5 })]);
+    expect(runs.json<{ runs: { id: string; rollouts: number }[] }>().runs).toEqual([
+      expect.objectContaining({ id: 'series/run-7', env: 'keybox', model: 'policy', status: 'complete', rollouts: 5, errored: 1 }),
+    ]);
   });
 
   it('combines two requests of one step into one point', async () => {
