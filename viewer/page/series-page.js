@@ -29,12 +29,13 @@ export function SeriesPage({ name }) {
       <div class="card"><b data-testid="series-steps">${count(curve.steps.length)}</b>steps</div>
       <div class="card"><b>${count(curve.steps.reduce((total, step) => total + step.rollouts, 0))}</b>rollouts</div>
       <div class="card"><b data-testid="series-last-reward">${fixed(last?.reward_mean, 4)}</b>mean reward, last step</div>
+      <div class="card"><b>${fixed(last?.prompt_tokens_per_rollout, 1)}</b>prompt tokens per rollout, last step</div>
       <div class="card"><b>${ms(last?.time_ms)}</b>last step</div>
     </div>
     <div class="charts">
       <${StepChart} title="mean reward (band: ± std; lines: min, max)" testId="series-reward" ...${charts.reward} />
-      <${StepChart} title="errored share" testId="series-errored" format=${(value) => `${Math.round(value * 100)}%`} ...${charts.errored} />
-      <${StepChart} title="tokens per rollout" testId="series-tokens" ...${charts.tokens} />
+      <${StepChart} title="errored share" testId="series-errored" range=${[0, 1]} format=${(value) => `${Math.round(value * 100)}%`} ...${charts.errored} />
+      <${StepChart} title="sampled tokens per rollout (all turns)" testId="series-tokens" ...${charts.tokens} />
       <${StepChart} title="time per step (s)" testId="series-time" ...${charts.time} />
     </div>
   </section>`;
@@ -54,19 +55,13 @@ function seriesCharts(steps) {
         { label: 'max', values: pick('reward_max') },
       ],
       band: {
-        label: '± std',
+        label: 'mean ± std',
         lower: mean.map((value, index) => (value === null ? null : value - std[index])),
         upper: mean.map((value, index) => (value === null ? null : value + std[index])),
       },
     },
     errored: { steps: x, lines: [{ label: 'errored', values: pick('errored_share') }] },
-    tokens: {
-      steps: x,
-      lines: [
-        { label: 'completion', values: pick('completion_tokens_per_rollout') },
-        { label: 'prompt', values: pick('prompt_tokens_per_rollout') },
-      ],
-    },
+    tokens: { steps: x, lines: [{ label: 'completion tokens', values: pick('completion_tokens_per_rollout') }] },
     time: { steps: x, lines: [{ label: 'seconds', values: steps.map((step) => step.time_ms / 1000) }] },
   };
 }
