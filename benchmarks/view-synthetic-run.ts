@@ -75,7 +75,7 @@ export function syntheticRecord(index: number, rolloutsPerExample: number, seed 
       { type: 'model-response', atMs: 100, turn: 2, durationMs: 45 },
       { type: 'episode-end', atMs: 120, reason: errored ? 'errored' : 'answered' },
     ],
-    tokens: withTokens ? [{ turn: 2, completionTokenIds: [791, 4320, 374, 220], completionLogprobs: [-0.01, -0.2, -1.5, -3.2] }] : null,
+    tokens: withTokens ? [{ turn: 2, completion_token_ids: [791, 4320, 374, 220], completion_logprobs: [-0.01, -0.2, -1.5, -3.2] }] : null,
     truncated: false,
     usage: { prompt_tokens: 50, completion_tokens: 10 },
     attempts: 1,

@@ -137,6 +137,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'The model endpoint answered 2xx with a body that is not a chat completion (not JSON, or no choices[0].message).',
   },
+  MODEL_ERR_TOKEN_IN: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'Token-in mode cannot continue a rollout: /tokenize or /v1/completions is missing or sent no token ids, or the chat template renders the conversation so that its earlier turns are not a prefix of the whole (corral would have to re-tokenise history).',
+  },
   ENV_ERR_NOT_FOUND: { audience: 'caller', transient: false, doc: 'No built-in environment has this name and no environment module exists at this path.' },
   ENV_ERR_INVALID_MODULE: {
     audience: 'caller',

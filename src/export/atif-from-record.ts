@@ -9,6 +9,7 @@
 import type { ChatMessage, TurnTokens } from '../runner/trajectory/messages.js';
 import { type ResultRecord, resultKey } from '../runner/trajectory/result-record.js';
 import type { TrajectoryEvent } from '../runner/trajectory/trajectory.js';
+import { readTurnTokens } from '../runner/trajectory/turn-tokens.js';
 import { ATIF_SCHEMA_VERSION, type AtifMetrics, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.js';
 
 export interface ToAtifOptions {
@@ -173,7 +174,9 @@ function markInfrastructureFailures(steps: AtifStep[], events: readonly Trajecto
   }
 }
 
-function turnTokens(tokens: readonly TurnTokens[] | null, turn: number): TurnTokens | undefined {
+function turnTokens(recorded: unknown, turn: number): TurnTokens | undefined {
+  // Records written before the snake_case rename still convert.
+  const tokens = readTurnTokens(recorded);
   if (!tokens?.length) return undefined;
   const numbered = tokens.some((entry) => entry.turn !== undefined);
   return numbered ? tokens.find((entry) => entry.turn === turn) : tokens[turn - 1];
@@ -182,9 +185,9 @@ function turnTokens(tokens: readonly TurnTokens[] | null, turn: number): TurnTok
 function tokenMetrics(tokens: TurnTokens | undefined): AtifMetrics | undefined {
   if (!tokens) return undefined;
   const metrics: AtifMetrics = {
-    ...(tokens.promptTokenIds ? { prompt_token_ids: [...tokens.promptTokenIds] } : {}),
-    ...(tokens.completionTokenIds ? { completion_token_ids: [...tokens.completionTokenIds] } : {}),
-    ...(tokens.completionLogprobs ? { logprobs: [...tokens.completionLogprobs] } : {}),
+    ...(tokens.prompt_token_ids ? { prompt_token_ids: [...tokens.prompt_token_ids] } : {}),
+    ...(tokens.completion_token_ids ? { completion_token_ids: [...tokens.completion_token_ids] } : {}),
+    ...(tokens.completion_logprobs ? { logprobs: [...tokens.completion_logprobs] } : {}),
   };
   return Object.keys(metrics).length ? metrics : undefined;
 }

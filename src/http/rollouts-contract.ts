@@ -69,6 +69,18 @@ export const rolloutRequestSchema = z
     max_turns: z.number().int().min(1).max(1000).optional(),
     /** Rollout i of a group gets seed + i, unless sampling_args.seed is set. */
     seed: z.number().int().optional(),
+    /**
+     * Adds `samples` (training samples: prompt_ids, completion_ids, completion_mask, completion_logprobs, reward,
+     * advantage; docs/training.md) to every streamed record, and sample counts to the summary line.
+     */
+    samples: z.boolean().default(false),
+    /** Asks the model server for token ids and logprobs (vLLM's logprobs + return_token_ids). Default true: a trainer needs them. */
+    return_tokens: z.boolean().default(true),
+    /**
+     * Token in, tokens out (vLLM): each turn renders only the new messages with /tokenize and samples from
+     * /v1/completions with token ids as the prompt, so history is never re-tokenised and every rollout is one sample.
+     */
+    token_in: z.boolean().default(false),
     /** Keep this request's records as one step of a series (a trainer's reward curve) in the server's runs folder. */
     record: z
       .object({
@@ -102,6 +114,8 @@ export interface RolloutRunStats {
   /** avg_<metric> for every rubric metric. */
   metric_averages: Record<string, number>;
   errors_by_code: Record<string, number>;
+  /** With `samples: true`: counts over the sample builds (runner/samples/sample-tally.ts), as opaque JSON. */
+  samples?: Record<string, unknown>;
 }
 
 /** A validated request, ready to run: the environment is loaded and the examples are chosen. */

@@ -130,6 +130,7 @@ async function streamRollouts(
     avg_reward: stats?.avg_reward ?? null,
     ...Object.fromEntries(Object.entries(stats?.metric_averages ?? {}).map(([name, value]) => [`avg_${name}`, value])),
     errors_by_code: stats?.errors_by_code ?? {},
+    ...(stats?.samples ? { samples: stats.samples } : {}),
     time_ms: Date.now() - startedAt,
     ...(seriesLine ? { series: seriesLine } : {}),
     ...(failure ? { error: failure } : {}),

@@ -4,10 +4,14 @@
  * past a client's timeout, send a malformed body, and attach vLLM-style token data. A request with stream: true
  * gets the answer as vLLM streams it (see sendStream), token ids and logprobs spread over the chunks. It does no
  * per-request work beyond parsing and serialising JSON, so throughput benchmarks can put ~1000 rollouts on it.
+ * With `template` (scripted-chat-template.ts) it tokenises like a real server: prompt ids from the conversation,
+ * completion ids from the reply, sent when the request asks as vLLM is asked (return_token_ids, logprobs), and it
+ * serves vLLM's token-in routes, POST /tokenize and POST /v1/completions with a token-id prompt.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../runner/trajectory/messages.js';
+import { type ScriptedTemplate, assistantText, completionIds, decodeConversation, renderConversation, scriptedLogprobs } from './scripted-chat-template.js';
 
 /** vLLM's shapes: top-level prompt_token_ids, choices[0].token_ids, choices[0].logprobs.content[].logprob. */
 export interface ReplyTokens {
@@ -27,8 +31,9 @@ export interface ScriptedToolCall {
 /**
  * Every kind may wait `delayMs` first (cancelled if the client goes away), e.g. to outlast a client timeout.
  * `reasoning` is sent as message.reasoning_content, as vLLM's reasoning parsers and DeepSeek send it.
+ * `omitTokens`: with a template, this reply carries no token data even when asked (a server that lost them).
  */
-export type ModelReply = { delayMs?: number } & (
+export type ModelReply = { delayMs?: number; omitTokens?: boolean } & (
   | ({ kind: 'tool-calls'; toolCalls: ScriptedToolCall[]; content?: string | null; tokens?: ReplyTokens; reasoning?: string } & StreamScript)
   | ({ kind: 'text'; content: string; finishReason?: string; tokens?: ReplyTokens; reasoning?: string } & StreamScript)
   /** `flat: true` answers as SGLang and older vLLM do: {object: 'error', message, type, code} instead of {error: {...}}. */
@@ -52,7 +57,10 @@ export interface ChatCompletionRequestBody {
 }
 
 export interface RecordedRequest {
+  /** For /v1/completions, `messages` is the token-id prompt decoded by the template. */
   body: ChatCompletionRequestBody;
+  /** Which route: chat (/v1/chat/completions), completions (/v1/completions) or tokenize (/tokenize). */
+  route?: 'chat' | 'completions' | 'tokenize';
   headers: IncomingHttpHeaders;
   /** performance.now() when the request body had arrived. */
   receivedAtMs: number;
@@ -68,7 +76,13 @@ export interface ScriptedModelServer {
   close(): Promise<void>;
 }
 
-export async function startScriptedModelServer(script: ModelScript, options: { recordRequests?: boolean } = {}): Promise<ScriptedModelServer> {
+export interface ScriptedModelServerOptions {
+  recordRequests?: boolean;
+  /** Tokenise with this chat template (token ids on request, /tokenize and /v1/completions). */
+  template?: ScriptedTemplate;
+}
+
+export async function startScriptedModelServer(script: ModelScript, options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const recordRequests = options.recordRequests ?? true;
   const requests: RecordedRequest[] = [];
   const pendingTimers = new Set<NodeJS.Timeout>();
@@ -84,6 +98,9 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
   server.headersTimeout = 60_000;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const template = options.template;
+    if (template && request.method === 'POST' && (request.url === '/tokenize' || request.url === '/v1/completions'))
+      return handleTokenRoute(request, response, template);
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions'))
       return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
     let body: ChatCompletionRequestBody;
@@ -93,8 +110,9 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
       return sendJson(response, 400, { error: { message: 'request body is not JSON' } });
     }
     const index = callIndex++;
-    if (recordRequests) requests.push({ body, headers: request.headers, receivedAtMs: performance.now() });
-    const reply = await script(body, index);
+    if (recordRequests) requests.push({ body, headers: request.headers, receivedAtMs: performance.now(), route: 'chat' });
+    const scripted = await script(body, index);
+    const reply = options.template ? withTemplateTokens(scripted, body, options.template) : scripted;
     if (reply.delayMs && !(await wait(reply.delayMs, response))) return;
     if (reply.kind === 'http-error') {
       const error = { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted', code: reply.status };
@@ -106,6 +124,51 @@ export async function startScriptedModelServer(script: ModelScript, options: { r
     }
     if (body['stream'] === true) return sendStream(response, body, completionBody(body, index, reply), reply);
     sendJson(response, 200, completionBody(body, index, reply));
+  }
+
+  /** vLLM's token-in routes: /tokenize renders a conversation to ids; /v1/completions samples after a token-id prompt. */
+  async function handleTokenRoute(request: IncomingMessage, response: ServerResponse, template: ScriptedTemplate): Promise<void> {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+    } catch {
+      return sendJson(response, 400, { error: { message: 'request body is not JSON' } });
+    }
+    if (request.url === '/tokenize') {
+      if (recordRequests)
+        requests.push({ body: body as ChatCompletionRequestBody, headers: request.headers, receivedAtMs: performance.now(), route: 'tokenize' });
+      const tokens = renderConversation(body['messages'] as ChatMessage[], template, body['add_generation_prompt'] !== false);
+      return sendJson(response, 200, { count: tokens.length, max_model_len: 32_768, tokens });
+    }
+    const prompt = body['prompt'];
+    if (!Array.isArray(prompt) || !prompt.every((id) => typeof id === 'number'))
+      return sendJson(response, 400, { error: { message: 'scripted /v1/completions takes a token-id prompt' } });
+    const chatBody = { ...body, messages: decodeConversation(prompt as number[]) } as ChatCompletionRequestBody;
+    const index = callIndex++;
+    if (recordRequests) requests.push({ body: chatBody, headers: request.headers, receivedAtMs: performance.now(), route: 'completions' });
+    const reply = await script(chatBody, index);
+    if (reply.kind === 'http-error')
+      return sendJson(response, reply.status, { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, code: reply.status } });
+    if (reply.kind === 'malformed') return void response.writeHead(200, { 'content-type': 'application/json' }).end(reply.body);
+    const sampled = assistantText({
+      content: reply.content ?? null,
+      ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+      toolCalls: scriptedCalls(reply),
+    });
+    const ids = completionIds(sampled);
+    const withTokens = !reply.omitTokens;
+    const choice: Record<string, unknown> = { index: 0, text: sampled, finish_reason: reply.kind === 'text' ? (reply.finishReason ?? 'stop') : 'stop' };
+    if (withTokens && body['return_token_ids']) Object.assign(choice, { token_ids: ids, prompt_token_ids: prompt });
+    if (withTokens && body['logprobs'] !== undefined && body['logprobs'] !== null && body['logprobs'] !== false)
+      choice['logprobs'] = { tokens: ids.map((id) => `t${id}`), token_logprobs: scriptedLogprobs(ids), top_logprobs: null, text_offset: [] };
+    sendJson(response, 200, {
+      id: `cmpl-${index}`,
+      object: 'text_completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body['model'],
+      choices: [choice],
+      usage: { prompt_tokens: prompt.length, completion_tokens: ids.length, total_tokens: prompt.length + ids.length },
+    });
   }
 
   /** Resolves false when the client went away first (timeout, abort): then there is no one to answer. */
@@ -248,4 +311,25 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
+}
+
+/** A reply's tool calls with their arguments as the wire carries them (the string the template renders). */
+function scriptedCalls(reply: Extract<ModelReply, { kind: 'tool-calls' | 'text' }>): { name: string; arguments: string }[] {
+  if (reply.kind !== 'tool-calls') return [];
+  return reply.toolCalls.map((call) => ({ name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) }));
+}
+
+/** The reply with the template's token data, as much of it as the request asked for (vLLM sends none unasked). */
+function withTemplateTokens(reply: ModelReply, request: ChatCompletionRequestBody, template: ScriptedTemplate): ModelReply {
+  if ((reply.kind !== 'text' && reply.kind !== 'tool-calls') || reply.tokens || reply.omitTokens) return reply;
+  const ids = completionIds(
+    assistantText({ content: reply.content ?? null, ...(reply.reasoning ? { reasoning: reply.reasoning } : {}), toolCalls: scriptedCalls(reply) }),
+  );
+  const tokens: ReplyTokens = {};
+  if (request['return_token_ids']) {
+    tokens.promptTokenIds = renderConversation(request.messages, template, true);
+    tokens.completionTokenIds = ids;
+  }
+  if (request['logprobs']) tokens.logprobs = scriptedLogprobs(ids);
+  return { ...reply, tokens };
 }

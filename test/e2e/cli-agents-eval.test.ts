@@ -132,8 +132,8 @@ describe.runIf(dockerAvailable)('corral eval --agent <cli>: the CLI, its shell, 
       // Every model call the scripted server answered is on the record with its token ids.
       expect(record!.tokens!.length).toBe(model.requests.length);
       for (const turn of record!.tokens!) {
-        expect(turn.completionTokenIds).toEqual(TOKENS.completionTokenIds);
-        expect(turn.promptTokenIds).toEqual(TOKENS.promptTokenIds);
+        expect(turn.completion_token_ids).toEqual(TOKENS.completionTokenIds);
+        expect(turn.prompt_token_ids).toEqual(TOKENS.promptTokenIds);
       }
       const trajectory = JSON.parse(readFileSync(atifTrajectoryPath(join(out, 'atif'), record!.example_id, record!.rollout_index), 'utf8'));
       expect(validateAtif(trajectory).problems).toEqual([]);

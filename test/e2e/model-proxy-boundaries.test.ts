@@ -255,8 +255,8 @@ describe('recording', () => {
     expect(trajectory.turns).toBe(2);
     expect(trajectory.events.map((event) => event.type)).toEqual(['episode-start', 'step-start', 'model-response', 'step-start', 'model-response']);
     expect(trajectory.tokens).toEqual([
-      { turn: 1, promptTokenIds: [1, 2], completionTokenIds: [3], completionLogprobs: [-1] },
-      { turn: 2, promptTokenIds: [1, 2], completionTokenIds: [3], completionLogprobs: [-1] },
+      { turn: 1, prompt_token_ids: [1, 2], completion_token_ids: [3], completion_logprobs: [-1] },
+      { turn: 2, prompt_token_ids: [1, 2], completion_token_ids: [3], completion_logprobs: [-1] },
     ]);
     expect(trajectory.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2 });
     expect(seen).toEqual([0, 1]);

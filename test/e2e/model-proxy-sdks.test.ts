@@ -53,7 +53,7 @@ function expectRecordedCalls(dialect: string, streams: boolean[]) {
   expect(rollout.calls).toHaveLength(count);
   for (const [index, call] of rollout.calls.entries()) {
     expect(call).toMatchObject({ index, rolloutId: 'sdk', dialect, stream: streams[index], error: null });
-    expect(call.tokens).toEqual({ promptTokenIds: TOKENS.promptTokenIds, completionTokenIds: TOKENS.completionTokenIds, completionLogprobs: TOKENS.logprobs });
+    expect(call.tokens).toEqual({ prompt_token_ids: TOKENS.promptTokenIds, completion_token_ids: TOKENS.completionTokenIds, completion_logprobs: TOKENS.logprobs });
     expect(call.request.sampling).toMatchObject({ temperature: 0.7, max_tokens: 256, seed: 5, logprobs: true, return_token_ids: true });
   }
   expect(model.requests).toHaveLength(count);
@@ -278,9 +278,9 @@ describe('incremental streaming: deltas reach the SDK while upstream is still ge
     ]);
     for (const call of calls) {
       expect(call.tokens).toEqual({
-        promptTokenIds: TOKENS.promptTokenIds,
-        completionTokenIds: TOKENS.completionTokenIds,
-        completionLogprobs: TOKENS.logprobs,
+        prompt_token_ids: TOKENS.promptTokenIds,
+        completion_token_ids: TOKENS.completionTokenIds,
+        completion_logprobs: TOKENS.logprobs,
       });
       expect(call.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2 });
     }

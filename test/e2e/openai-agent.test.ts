@@ -344,8 +344,8 @@ describe('OpenAIAgent over HTTP', () => {
     const { recorder, done } = runAgent(agentFor(server, { samplingArgs: { logprobs: true, return_token_ids: true } }));
     await done;
     expect(recorder.snapshot().tokens).toEqual([
-      { turn: 1, promptTokenIds: first.promptTokenIds, completionTokenIds: first.completionTokenIds, completionLogprobs: first.logprobs },
-      { turn: 2, promptTokenIds: second.promptTokenIds, completionTokenIds: second.completionTokenIds, completionLogprobs: second.logprobs },
+      { turn: 1, prompt_token_ids: first.promptTokenIds, completion_token_ids: first.completionTokenIds, completion_logprobs: first.logprobs },
+      { turn: 2, prompt_token_ids: second.promptTokenIds, completion_token_ids: second.completionTokenIds, completion_logprobs: second.logprobs },
     ]);
   });
 

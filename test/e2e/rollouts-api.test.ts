@@ -110,7 +110,7 @@ describe.skipIf(!processBackend)('POST /v1/rollouts', () => {
     for (const { value } of lines.slice(0, 4)) {
       expect(Object.keys(value)).toEqual(expect.arrayContaining(RECORD_FIELDS));
       expect(value).toMatchObject({ task: 'wiki-search', reward: 1, exact_match: 1, error: null, group: { mean: 1, size: 2 } });
-      expect(value.tokens).toEqual([{ turn: 2, promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5], completionLogprobs: [-0.25, -0.5] }]);
+      expect(value.tokens).toEqual([{ turn: 1 }, { turn: 2, prompt_token_ids: [1, 2, 3], completion_token_ids: [4, 5], completion_logprobs: [-0.25, -0.5] }]);
     }
     expect(lines[0]!.value.info).toEqual({ source: 'test' });
     expect(lines[4]!.value).toMatchObject({

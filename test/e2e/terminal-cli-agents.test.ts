@@ -95,7 +95,7 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal --agent <cli>: 
         expect(assistant.at(-1)?.content).toBe('hello.txt is written.');
         expect(completion.some((message) => message.role === 'tool')).toBe(true);
         expect(record.tokens).toHaveLength(assistant.length);
-        for (const turn of record.tokens!) expect(turn.completionTokenIds).toEqual(TOKENS.completionTokenIds);
+        for (const turn of record.tokens!) expect(turn.completion_token_ids).toEqual(TOKENS.completionTokenIds);
 
         const agentDirectory = join(out, info.trial_name, 'agent');
         const trajectory = JSON.parse(await readFile(join(agentDirectory, 'trajectory.json'), 'utf8')) as unknown;

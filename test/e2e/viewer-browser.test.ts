@@ -117,7 +117,7 @@ describe.runIf(haveChromium)('run viewer in headless Chromium', () => {
     expect(await text('[data-testid=rollout-reward]')).toBe(record.reward!.toFixed(4));
     expect(await page.locator('[data-role=assistant]').count()).toBe(2);
     expect(await page.locator('[data-testid=tool-call] .args').innerText()).toContain(`print(${Number(record.example_id.slice(3))} + 1)`);
-    expect(await page.locator('[data-testid=logprob-strip] span').count()).toBe(record.tokens![0]!.completionLogprobs!.length);
+    expect(await page.locator('[data-testid=logprob-strip] span').count()).toBe(record.tokens![0]!.completion_logprobs!.length);
     expect(await text('[data-testid=final-answer]')).toBe(record.final_answer);
     const path = await shoot('rollout');
     copyFileSync(path, join(ROOT, 'docs', 'images', 'viewer-rollout.png'));

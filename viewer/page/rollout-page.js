@@ -120,7 +120,7 @@ function Message({ message, turn, turnMs, tokens, toolResults, toolTimings, tool
         : ''
     }
     ${message.content ? html`<pre class="content">${message.content}</pre>` : ''}
-    ${tokens?.completionLogprobs?.length ? html`<${LogprobStrip} tokens=${tokens} />` : ''}
+    ${logprobsOf(tokens)?.length ? html`<${LogprobStrip} tokens=${tokens} />` : ''}
     ${(message.tool_calls ?? []).map((call) => {
       const result = toolResults?.get(call.id);
       const timing = toolTimings?.get(call.id);
@@ -141,10 +141,13 @@ function Message({ message, turn, turnMs, tokens, toolResults, toolTimings, tool
   </div>`;
 }
 
+/** Records before the snake_case rename spelled the token fields in camelCase; old runs still show their logprobs. */
+const logprobsOf = (tokens) => tokens?.completion_logprobs ?? tokens?.completionLogprobs;
+
 /** One cell per completion token, redder the less likely; hover shows the token id and its logprob. */
 function LogprobStrip({ tokens }) {
-  const logprobs = tokens.completionLogprobs;
-  const ids = tokens.completionTokenIds ?? [];
+  const logprobs = logprobsOf(tokens);
+  const ids = tokens.completion_token_ids ?? tokens.completionTokenIds ?? [];
   const mean = logprobs.reduce((sum, value) => sum + value, 0) / logprobs.length;
   return html`<div class="logprobs" data-testid="logprob-strip" title=${`${logprobs.length} tokens, mean logprob ${mean.toFixed(3)}`}>
     ${logprobs.map((value, index) => {

@@ -4,6 +4,7 @@
  * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
+import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
@@ -65,6 +66,9 @@ export function registerEvalCommand(program: Command): void {
     .option('--no-preflight', 'skip the checks before the first rollout (dataset, agent fits the environment, model endpoint answers)')
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--progress-interval <s>', 'seconds between progress lines when stderr is not a terminal', '5')
+    .option('--return-tokens', "ask the model server for token ids and logprobs (vLLM's logprobs + return_token_ids)")
+    .option('--samples', 'write training samples to <run>/samples.jsonl at the end (implies --return-tokens; docs/training.md)')
+    .option('--token-in', 'openai agent: render new messages with /tokenize and send token ids to /v1/completions (vLLM), one sample per rollout')
     .option('--queue <redis-url>', 'run the rollouts on `corral worker` processes through this Redis instead of here (e.g. redis://10.0.0.5:6379)')
     .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
@@ -95,6 +99,7 @@ export function registerEvalCommand(program: Command): void {
         // Same run, records and exit statuses; the rollouts run on corral worker processes (src/cli/commands/eval-queued.ts).
         const queued = await runQueuedEvaluation(run, { ...options, queue: options.queue }, log);
         process.exitCode = finish(queued.directory, queued.metadata, { ...queued, log });
+        if (options.samples) await writeRunSamples(queued.directory, log);
         return;
       }
       const writer = ResultsWriter.open(directory);
@@ -189,6 +194,7 @@ export function registerEvalCommand(program: Command): void {
         log,
       });
       process.exitCode = status;
+      if (options.samples) await writeRunSamples(directory, log);
     });
 }
 

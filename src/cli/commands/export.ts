@@ -12,4 +12,16 @@ export function registerExportCommand(program: Command): void {
       const result = await exportRunAtif(runDirectory, { outDirectory: options.out });
       process.stdout.write(`wrote ${result.written.length} ATIF trajectories to ${result.outDirectory}\n`);
     });
+  exporting
+    .command('samples <run-dir>')
+    .description(
+      'write training samples (prompt_ids, completion_ids, completion_mask, completion_logprobs, reward, advantage), one JSON a line (docs/training.md)',
+    )
+    .option('--out <file>', 'where the samples go (default <run-dir>/samples.jsonl)')
+    .action(async (runDirectory: string, options: { out?: string }) => {
+      const { exportRunSamples } = await import('../../export/samples-export.js');
+      const { describeTally } = await import('../../runner/samples/sample-tally.js');
+      const result = await exportRunSamples(runDirectory, { ...(options.out ? { outPath: options.out } : {}) });
+      process.stdout.write(`${describeTally(result.tally)}\nwrote ${result.outPath}\n`);
+    });
 }

@@ -12,6 +12,7 @@ import type { RolloutService } from '../../http/rollouts-contract.js';
 import { ROLLOUT_JOB_VERSION, type RolloutJob } from '../../queue/rollout-job.js';
 import { runQueued } from '../../queue/rollout-producer.js';
 import { withGroupStats } from '../../runner/scheduler/run-evaluation.js';
+import { TOKEN_FIELDS } from '../../runner/agents/openai/openai-agent.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import type { QueuedRolloutsInput } from '../runtime/rollout-service.js';
 
@@ -37,7 +38,8 @@ export function queuedRollouts(options: {
           name: 'openai',
           model: request.model.model,
           base_url: request.model.base_url,
-          sampling_args: request.sampling_args ?? {},
+          // return_tokens travels as the sampling fields it stands for (the worker's agent sends them as given).
+          sampling_args: request.return_tokens ? { ...TOKEN_FIELDS, ...request.sampling_args } : (request.sampling_args ?? {}),
           model_timeout_s: (request.model.timeout_ms ?? 600_000) / 1000,
           model_retries: request.model.max_retries ?? 4,
           api_key: 'none' as const,
@@ -75,6 +77,15 @@ export function refusingClientKeys(service: RolloutService): RolloutService {
           'QUEUE_ERR_UNSUPPORTED',
           'model.api_key: this server runs rollouts on queue workers (corral serve --queue) and does not put API keys in the queue; use an endpoint that needs no key, or a server without --queue',
           { details: { field: 'model.api_key' } },
+        );
+      // Queue jobs carry sampling args, not the agent's mode: token-in runs here only.
+      if (request.token_in)
+        throw new CorralError(
+          'QUEUE_ERR_UNSUPPORTED',
+          'token_in: this server runs rollouts on queue workers (corral serve --queue), which do not run token-in mode yet; use a server without --queue',
+          {
+            details: { field: 'token_in' },
+          },
         );
       return service.prepare(request, context);
     },

@@ -16,6 +16,8 @@ export interface AgentChoice {
   baseUrl: string | null;
   apiKey?: string;
   samplingArgs: Record<string, unknown>;
+  /** --token-in: the openai agent renders new messages with /tokenize and samples from /v1/completions. */
+  tokenIn?: boolean;
   modelTimeoutS: number;
   modelRetries: number;
 }
@@ -37,6 +39,7 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
       baseURL,
       ...(choice.apiKey ? { apiKey: choice.apiKey } : {}),
       samplingArgs: choice.samplingArgs,
+      ...(choice.tokenIn ? { tokenIn: true } : {}),
       requestTimeoutMs: choice.modelTimeoutS * 1000,
       maxRetries: choice.modelRetries,
     });

@@ -80,6 +80,8 @@ export class CliCodingAgent implements Agent {
     if (abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'the rollout was cancelled');
     const conversation = cliConversation(result.calls);
     recorder.replaceCompletion(conversation.completion);
+    // Only the final conversation's calls are trained on (not, e.g., OpenCode's title request).
+    recorder.replaceTokens(conversation.tokens);
     const failed = result.calls.find((call) => call.error !== null);
     if (result.exit.exitCode !== 0) {
       const reason = failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : '';

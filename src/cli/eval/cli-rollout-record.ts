@@ -15,7 +15,7 @@ import { assertValidAtif } from '../../export/atif-validate.js';
 
 export interface CliConversation {
   completion: ChatMessage[];
-  /** One entry per assistant message of the completion (turn = its 1-based position), when its call had tokens. */
+  /** One entry per assistant message of the completion (turn = its 1-based position); without ids when its call had none. */
   tokens: TurnTokens[];
   /** The CLI's final answer: the last call's text. */
   answer: string;
@@ -33,10 +33,13 @@ export function cliConversation(calls: readonly ModelCall[]): CliConversation {
     turn++;
     // The call that produced this message: the proxy shares unchanged prefixes by object, else equal by value.
     const found = findCall(calls, cursor, message);
-    if (found < 0) continue;
+    // An entry even without token data, so samples see the turn that lacked them (training-sample builder).
+    if (found < 0) {
+      tokens.push({ turn });
+      continue;
+    }
     cursor = found + 1;
-    const callTokens = calls[found]!.tokens;
-    if (callTokens) tokens.push({ ...callTokens, turn });
+    tokens.push({ ...calls[found]!.tokens, turn });
   }
   const answer = last?.response && typeof last.response.content === 'string' ? last.response.content : '';
   return { completion: kept.map(asChatMessage), tokens, answer };

@@ -37,6 +37,12 @@ const evalOptionsSchema = z
     modelRetries: z.coerce.number().int().min(0).default(4),
     /** --queue <redis-url>: rollouts run on `corral worker` processes through this Redis. */
     queue: z.string().optional(),
+    /** Ask the model server for token ids and logprobs (vLLM's logprobs + return_token_ids). */
+    returnTokens: z.boolean().default(false),
+    /** Write <run>/samples.jsonl at the end (implies --return-tokens). */
+    samples: z.boolean().default(false),
+    /** Token-in mode: /tokenize the new messages, send token ids to /v1/completions (implies --return-tokens). */
+    tokenIn: z.boolean().default(false),
   })
   .passthrough();
 
@@ -83,4 +89,12 @@ export function parseEnvironmentArgs(text: string | undefined): Record<string, u
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   throw new CorralError('ENV_ERR_INVALID_ARGS', `--env-args must be a JSON object, e.g. '{"difficulty":"hard"}', got ${JSON.stringify(value)}`);
+}
+
+/** Sampling args with vLLM's token request added, under the user's own (an explicit `"logprobs": false` wins). */
+export function withTokenRequest(
+  samplingArgs: Record<string, unknown>,
+  options: Pick<EvalOptions, 'returnTokens' | 'samples' | 'tokenIn'>,
+): Record<string, unknown> {
+  return options.returnTokens || options.samples || options.tokenIn ? { logprobs: true, return_token_ids: true, ...samplingArgs } : samplingArgs;
 }

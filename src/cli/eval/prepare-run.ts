@@ -17,7 +17,7 @@ import { resolveEnvironment } from '../../environment-packages/resolve-environme
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
 import { agentsFor, chooseAgentName, createAgent } from './agent-factory.js';
-import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs } from './eval-options.js';
+import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
@@ -76,7 +76,8 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
   const environment = maxTurns ? Object.freeze({ ...bound, maxTurns }) : bound;
   const moduleAgents = await loadModuleAgents(resolved.modulePath ?? environmentName, builtInNames);
   const agentName = stored?.agent ?? chooseAgentName(options.agent, options.model, environment.name, moduleAgents);
-  const samplingArgs = stored?.sampling_args ?? parseSamplingArgs(options.sampling);
+  const samplingArgs = stored?.sampling_args ?? withTokenRequest(parseSamplingArgs(options.sampling), options);
+  const tokenIn = stored ? stored.token_in === true : options.tokenIn;
   const model = stored ? stored.model : (options.model ?? null);
   const agent = createAgent(
     {
@@ -85,6 +86,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
       baseUrl: stored ? stored.base_url : (options.baseUrl ?? null),
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       samplingArgs,
+      tokenIn,
       modelTimeoutS: options.modelTimeout,
       modelRetries: options.modelRetries,
     },
@@ -121,6 +123,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     num_examples: numExamples,
     rollouts_per_example: options.rolloutsPerExample ?? 1,
     sampling_args: samplingArgs,
+    ...(tokenIn ? { token_in: true } : {}),
     seed: options.seed ?? null,
     max_turns: maxTurns,
     backend: config.sandbox.backend,

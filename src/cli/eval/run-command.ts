@@ -22,6 +22,8 @@ export interface RunCommand {
   num_examples: number;
   rollouts_per_example: number;
   sampling_args: Record<string, unknown>;
+  /** --token-in (absent: off). */
+  token_in?: boolean;
   seed: number | null;
   max_turns: number | null;
   /** As asked for (auto, docker, process); metadata.backend is what auto resolved to. */

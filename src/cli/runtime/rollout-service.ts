@@ -16,6 +16,9 @@ import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.j
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import { buildSamples } from '../../runner/samples/build-samples.js';
+import { addToTally, emptySampleTally } from '../../runner/samples/sample-tally.js';
+import { tokenDataWarning } from '../../runner/samples/token-data-warning.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { environmentRolloutFactory } from './environment-rollouts.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
@@ -123,9 +126,20 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         rolloutsPerExample,
         async run({ abortSignal, onGroup }) {
           const records: ResultRecord[] = [];
+          const tally = emptySampleTally();
+          const warnOnce = tokenDataWarning((message) => log?.warn({ code: 'SAMPLES_TOKENS_MISSING' }, message));
+          // Samples are built here, after either way of running (local or queued), by the one builder.
           const collect = (group: ResultRecord[]) => {
             records.push(...group);
-            onGroup(group);
+            if (!request.samples) return onGroup(group);
+            onGroup(
+              group.map((record) => {
+                const built = buildSamples(record);
+                addToTally(tally, built);
+                warnOnce(built);
+                return { ...record, samples: built.samples };
+              }),
+            );
           };
           if (options.runElsewhere) await options.runElsewhere({ environment, examples, request, abortSignal, onGroup: collect });
           else
@@ -147,6 +161,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             avg_reward: summary.avg_reward,
             metric_averages: summary.metrics,
             errors_by_code: summary.errorsByCode,
+            ...(request.samples ? { samples: { ...tally } } : {}),
           };
         },
       };
@@ -190,6 +205,8 @@ function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): Open
       // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.
       apiKey: request.model.api_key ?? 'EMPTY',
       samplingArgs: request.sampling_args ?? {},
+      returnTokens: request.return_tokens,
+      tokenIn: request.token_in,
       ...(request.model.timeout_ms === undefined ? {} : { requestTimeoutMs: request.model.timeout_ms }),
       ...(request.model.max_retries === undefined ? {} : { maxRetries: request.model.max_retries }),
     });

@@ -12,6 +12,7 @@ import type { Environment, Example } from '../contract/environment.js';
 import type { EnvironmentRollout, EnvironmentRolloutFactory } from '../contract/environment-rollout.js';
 import type { ToolSessionFactory } from '../contract/tool-session.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
+import type { TurnTokens } from '../trajectory/messages.js';
 import { TRAJECTORY_VERSION } from '../trajectory/trajectory.js';
 import { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import { describeFailure } from './rollout-error.js';
@@ -125,7 +126,7 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     turns: trajectory.turns,
     timing: { generation_ms: round(generationMs), scoring_ms: round(scoringMs), total_ms: recorder.now(), tool_calls: trajectory.toolCalls },
     events: trajectory.events,
-    tokens: trajectory.tokens.length > 0 ? trajectory.tokens : null,
+    tokens: hasTokenData(trajectory.tokens) ? trajectory.tokens : null,
     truncated: trajectory.truncated === true,
     usage: trajectory.usage ?? null,
     attempts: 1,
@@ -138,3 +139,7 @@ function abortReason(cancel: AbortSignal, timeout: AbortSignal): CorralError {
   if (cancel.aborted) return new CorralError('RUNNER_ERR_CANCELLED', 'rollout cancelled');
   return new CorralError('RUNNER_ERR_TIMEOUT', `rollout exceeded its time limit (${timeout.reason instanceof Error ? timeout.reason.message : 'timeout'})`);
 }
+
+/** Null tokens mean the server sent none at all; entries without data mark the turns that lacked them. */
+const hasTokenData = (tokens: readonly TurnTokens[]) =>
+  tokens.some((entry) => entry.prompt_token_ids !== undefined || entry.completion_token_ids !== undefined || entry.completion_logprobs !== undefined);

@@ -20,11 +20,18 @@ export interface TokenUsage {
   cached_tokens?: number;
 }
 
-/** Token data for one model turn, recorded exactly as the server returned it (never re-tokenised). */
+/**
+ * Token data for one model turn, recorded exactly as the server returned it (never re-tokenised). snake_case like
+ * the rest of the record; records written before the rename spelled these promptTokenIds, completionTokenIds and
+ * completionLogprobs, which readTurnTokens (turn-tokens.ts) still accepts.
+ */
 export interface TurnTokens {
   /** The model turn (1-based) these tokens belong to. */
   turn?: number;
-  promptTokenIds?: number[];
-  completionTokenIds?: number[];
-  completionLogprobs?: number[];
+  /** The whole prompt of this call as the server tokenised it (chat template applied). */
+  prompt_token_ids?: number[];
+  /** The sampled tokens. */
+  completion_token_ids?: number[];
+  /** One logprob per sampled token, under the sampling distribution. */
+  completion_logprobs?: number[];
 }

@@ -6,6 +6,7 @@
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ResultRecord, resultKey } from './result-record.js';
+import { hasLegacyTokenSpelling, readTurnTokens } from './turn-tokens.js';
 
 export class ResultsWriter {
   private constructor(
@@ -74,7 +75,7 @@ function readWholeLines(path: string): ResultRecord[] {
     if (end < 0) break;
     const line = text.slice(offset, end);
     try {
-      if (line.trim()) records.push(JSON.parse(line) as ResultRecord);
+      if (line.trim()) records.push(currentSpelling(JSON.parse(line) as ResultRecord));
     } catch {
       break;
     }
@@ -87,4 +88,9 @@ function readWholeLines(path: string): ResultRecord[] {
     closeSync(descriptor);
   }
   return records;
+}
+
+/** A record written before the token fields were snake_case, read in today's spelling (old runs still open). */
+function currentSpelling(record: ResultRecord): ResultRecord {
+  return hasLegacyTokenSpelling(record.tokens) ? { ...record, tokens: readTurnTokens(record.tokens) } : record;
 }

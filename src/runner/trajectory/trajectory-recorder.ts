@@ -44,6 +44,11 @@ export class TrajectoryRecorder {
     this.trajectory.tokens.push(tokens);
   }
 
+  /** Replaces the token entries with those of a conversation recorded elsewhere (a CLI agent's final conversation). */
+  replaceTokens(tokens: readonly TurnTokens[]): void {
+    this.trajectory.tokens = [...tokens];
+  }
+
   /**
    * Replaces the completion with a conversation recorded elsewhere: a CLI agent's as corral's model proxy saw it
    * (the CLI keeps its own history, so the messages recorded while it ran are not the conversation).

@@ -58,8 +58,8 @@ function modelRecord(): ResultRecord {
       { type: 'episode-end', atMs: 40, reason: 'answered' },
     ],
     tokens: [
-      { turn: 1, promptTokenIds: [1, 2, 3], completionTokenIds: [11, 12], completionLogprobs: [-0.5, -0.25] },
-      { turn: 3, promptTokenIds: [1, 2, 3, 4], completionTokenIds: [13] },
+      { turn: 1, prompt_token_ids: [1, 2, 3], completion_token_ids: [11, 12], completion_logprobs: [-0.5, -0.25] },
+      { turn: 3, prompt_token_ids: [1, 2, 3, 4], completion_token_ids: [13] },
     ],
     truncated: false,
     usage: { prompt_tokens: 30, completion_tokens: 6, cached_tokens: 2 },

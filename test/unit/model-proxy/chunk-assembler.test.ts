@@ -44,7 +44,7 @@ describe('ChunkAssembler', () => {
     });
     expect(turn.finishReason).toBe('tool_calls');
     expect(turn.usage).toEqual({ prompt_tokens: 3, completion_tokens: 6, cached_tokens: 2 });
-    expect(turn.tokens).toEqual({ promptTokenIds: [1, 2, 3], completionTokenIds: [10, 11, 12, 13, 14, 15], completionLogprobs: [-0.5, -0.25, -0.125] });
+    expect(turn.tokens).toEqual({ prompt_token_ids: [1, 2, 3], completion_token_ids: [10, 11, 12, 13, 14, 15], completion_logprobs: [-0.5, -0.25, -0.125] });
     expect(assembler.body()).toMatchObject({ id: 'chatcmpl-9', model: 'qwen', object: 'chat.completion' });
   });
 

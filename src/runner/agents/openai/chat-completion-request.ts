@@ -26,6 +26,8 @@ export interface ModelRequestOptions {
   baseURL: string;
   /** Sent as a bearer token. */
   apiKey: string;
+  /** Appended to baseURL; default /chat/completions (token-in mode: /completions, and /tokenize beside /v1). */
+  path?: string;
   abortSignal: AbortSignal;
 }
 
@@ -36,7 +38,7 @@ export interface ModelRequestOptions {
  */
 export async function requestChatCompletion(client: ModelHttpClient, body: Record<string, unknown>, options: ModelRequestOptions): Promise<unknown> {
   const { policy, abortSignal } = options;
-  const url = new URL(`${options.baseURL.replace(/\/+$/, '')}/chat/completions`);
+  const url = new URL(`${options.baseURL.replace(/\/+$/, '')}${options.path ?? '/chat/completions'}`);
   const headers = { authorization: `Bearer ${options.apiKey}` };
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(abortSignal);

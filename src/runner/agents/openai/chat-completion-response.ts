@@ -67,9 +67,9 @@ function turnTokens(completion: Record<string, unknown>, choice: Record<string, 
   const completionTokenIds = numbers(choice['token_ids']);
   const logprobContent = asRecord(choice['logprobs'])?.['content'];
   const completionLogprobs = Array.isArray(logprobContent) ? numbers(logprobContent.map((entry) => asRecord(entry)?.['logprob'])) : undefined;
-  if (promptTokenIds) tokens.promptTokenIds = promptTokenIds;
-  if (completionTokenIds) tokens.completionTokenIds = completionTokenIds;
-  if (completionLogprobs) tokens.completionLogprobs = completionLogprobs;
+  if (promptTokenIds) tokens.prompt_token_ids = promptTokenIds;
+  if (completionTokenIds) tokens.completion_token_ids = completionTokenIds;
+  if (completionLogprobs) tokens.completion_logprobs = completionLogprobs;
   return Object.keys(tokens).length > 0 ? tokens : null;
 }
 

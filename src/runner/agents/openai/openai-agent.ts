@@ -9,7 +9,9 @@ import type { ToolInfo } from '../../contract/tool-access.js';
 import type { ChatMessage } from '../../trajectory/messages.js';
 import type { Agent, AgentRunInput } from '../agent.js';
 import { requestChatCompletion, type ModelRequestPolicy } from './chat-completion-request.js';
-import { readChatCompletion } from './chat-completion-response.js';
+import { type ModelTurn, readChatCompletion } from './chat-completion-response.js';
+import { TokenInPrompt } from './token-in-prompt.js';
+import { readTextCompletion } from './text-completion-response.js';
 import { executeToolCalls } from '../execute-tool-calls.js';
 import { ModelHttpClient } from './model-http-client.js';
 import { agentPromptMessages } from '../prompt-messages.js';
@@ -43,12 +45,27 @@ export interface OpenAIAgentOptions {
   backoffBaseMs?: number;
   /** Ceiling of the doubling. Default 8_000. Retry-After from the server is honoured up to 60 s. */
   backoffMaxMs?: number;
+  /**
+   * Ask for token ids and logprobs (vLLM's `logprobs: true` and `return_token_ids: true`) unless samplingArgs sets
+   * those fields itself. Default false: OpenAI and some servers refuse return_token_ids. Runs that feed training
+   * turn it on (the rollout API, `corral eval --samples` / `--return-tokens`).
+   */
+  returnTokens?: boolean;
+  /**
+   * Token in, tokens out (vLLM): each turn renders only the new messages to ids with POST /tokenize and samples with
+   * POST /v1/completions from the previous prompt + completion ids + those, so history is never re-tokenised and a
+   * rollout is one training sample whatever the chat template does to history. Implies returnTokens.
+   */
+  tokenIn?: boolean;
   /** How requests reach baseURL. Default: a keep-alive pool of this agent's own; the rollout API shares one guarded by its endpoint policy. */
   httpClient?: ModelHttpClient;
 }
 
 /** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
 const RESERVED_FIELDS = ['model', 'messages', 'tools', 'stream', 'n'];
+
+/** vLLM's spelling for "send the sampled token ids, the prompt's token ids and a logprob per sampled token". */
+export const TOKEN_FIELDS = Object.freeze({ logprobs: true, return_token_ids: true });
 
 export class OpenAIAgent implements Agent {
   readonly name = 'openai';
@@ -59,6 +76,7 @@ export class OpenAIAgent implements Agent {
   private readonly apiKey: string;
   private readonly client: ModelHttpClient;
   private readonly policy: ModelRequestPolicy;
+  private readonly tokenIn: boolean;
 
   constructor(options: OpenAIAgentOptions) {
     const samplingArgs = { ...(options.samplingArgs ?? {}) };
@@ -69,7 +87,9 @@ export class OpenAIAgent implements Agent {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new CorralError('CFG_ERR_INVALID', `maxRetries must be a whole number >= 0, got ${maxRetries}`);
     if (!(requestTimeoutMs > 0)) throw new CorralError('CFG_ERR_INVALID', `requestTimeoutMs must be > 0, got ${requestTimeoutMs}`);
     this.model = options.model;
-    this.samplingArgs = Object.freeze(samplingArgs);
+    // Asked for below the caller's own sampling args: an explicit `logprobs: false` wins.
+    this.tokenIn = options.tokenIn === true;
+    this.samplingArgs = Object.freeze(options.returnTokens || this.tokenIn ? { ...TOKEN_FIELDS, ...samplingArgs } : samplingArgs);
     this.policy = { maxRetries, requestTimeoutMs, backoff: { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 8_000 } };
     this.baseURL = (options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
     this.apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY';
@@ -80,20 +100,26 @@ export class OpenAIAgent implements Agent {
     const { recorder, abortSignal } = input;
     const conversation = agentPromptMessages(input.systemPrompt, input.example);
     const tools = input.tools.tools.map(functionTool);
+    const tokenIn = this.tokenIn
+      ? new TokenInPrompt(this.client, { policy: this.policy, model: this.model, baseURL: this.baseURL, apiKey: this.apiKey, abortSignal }, tools)
+      : undefined;
     for (let step = 0; step < input.maxTurns; step++) {
       throwIfAborted(abortSignal);
       const turn = recorder.startTurn();
       const startedAt = performance.now();
-      const response = await requestChatCompletion(this.client, this.requestBody(conversation, tools, input), {
-        policy: this.policy,
-        model: this.model,
-        baseURL: this.baseURL,
-        apiKey: this.apiKey,
-        abortSignal,
-      });
-      const modelTurn = readChatCompletion(response, turn);
+      const request = { policy: this.policy, model: this.model, baseURL: this.baseURL, apiKey: this.apiKey, abortSignal };
+      let modelTurn: ModelTurn;
+      if (tokenIn) {
+        const promptIds = await tokenIn.next(conversation);
+        const body = { ...this.requestBody(conversation, tools, input, 'tokens'), prompt: promptIds };
+        modelTurn = readTextCompletion(await requestChatCompletion(this.client, body, { ...request, path: '/completions' }), turn, promptIds);
+        tokenIn.remember(promptIds, modelTurn.tokens!.completion_token_ids!, conversation.length + 1);
+      } else {
+        modelTurn = readChatCompletion(await requestChatCompletion(this.client, this.requestBody(conversation, tools, input), request), turn);
+      }
       recorder.event({ type: 'model-response', turn, durationMs: performance.now() - startedAt });
-      if (modelTurn.tokens) recorder.tokens({ turn, ...modelTurn.tokens });
+      // An entry even without token data: a turn the server sent no ids for must show, or samples would skip it.
+      recorder.tokens({ turn, ...modelTurn.tokens });
       if (modelTurn.usage) recorder.usage(modelTurn.usage);
       // The trajectory keeps the reasoning; the conversation sent back omits it (DeepSeek refuses it, others ignore it).
       recorder.message(modelTurn.message);
@@ -112,10 +138,21 @@ export class OpenAIAgent implements Agent {
     // maxTurns reached without an answer: the runner records the episode as 'max-turns'.
   }
 
-  private requestBody(conversation: ChatMessage[], tools: OpenAIFunctionTool[], input: AgentRunInput): Record<string, unknown> {
-    const body: Record<string, unknown> = { ...this.samplingArgs, model: this.model, messages: conversation };
-    // Some servers reject an empty tools array, so a tool-less environment sends none.
-    if (tools.length > 0) body['tools'] = tools;
+  private requestBody(
+    conversation: ChatMessage[],
+    tools: OpenAIFunctionTool[],
+    input: AgentRunInput,
+    prompt: 'messages' | 'tokens' = 'messages',
+  ): Record<string, unknown> {
+    const body: Record<string, unknown> = { ...this.samplingArgs, model: this.model };
+    if (prompt === 'tokens') {
+      // /v1/completions takes logprobs as a count of alternatives; 1 returns the sampled token's logprob.
+      if (body['logprobs'] === true) body['logprobs'] = 1;
+    } else {
+      body['messages'] = conversation;
+      // Some servers reject an empty tools array, so a tool-less environment sends none.
+      if (tools.length > 0) body['tools'] = tools;
+    }
     // Distinct seeds per rollout of a group, or GRPO would sample the same completion n times.
     if (this.samplingArgs.seed === undefined && input.seed !== undefined) body['seed'] = input.seed + input.rolloutIndex;
     return body;

@@ -36,19 +36,19 @@ describe('cliConversation', () => {
   const second = { role: 'assistant' as const, content: 'Done.' };
 
   it("is the last call's conversation without the system prompt, with each assistant turn's token ids from the call that produced it", () => {
-    const title = call(0, [user], { role: 'assistant', content: 'Title' }, { completionTokenIds: [9] });
+    const title = call(0, [user], { role: 'assistant', content: 'Title' }, { completion_token_ids: [9] });
     const calls = [
       title,
-      call(1, [system, user], first, { completionTokenIds: [1, 2] }),
+      call(1, [system, user], first, { completion_token_ids: [1, 2] }),
       // The CLI resends the first answer as a copy (not the recorded object): matched by value.
-      call(2, [system, user, { ...first }, result], second, { completionTokenIds: [3] }),
+      call(2, [system, user, { ...first }, result], second, { completion_token_ids: [3] }),
     ];
     const conversation = cliConversation(calls);
     expect(conversation.completion.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(conversation.completion[0]!.content).toBe('write hello.txt');
     expect(conversation.tokens).toEqual([
-      { completionTokenIds: [1, 2], turn: 1 },
-      { completionTokenIds: [3], turn: 2 },
+      { completion_token_ids: [1, 2], turn: 1 },
+      { completion_token_ids: [3], turn: 2 },
     ]);
     expect(conversation.answer).toBe('Done.');
   });

@@ -40,9 +40,9 @@ describe('readChatCompletion', () => {
       { prompt_token_ids: [1, 2] },
       { token_ids: [3], logprobs: { content: [{ token: 'x', logprob: -0.25, top_logprobs: [] }] } },
     );
-    expect(readChatCompletion(body, 1).tokens).toEqual({ promptTokenIds: [1, 2], completionTokenIds: [3], completionLogprobs: [-0.25] });
+    expect(readChatCompletion(body, 1).tokens).toEqual({ prompt_token_ids: [1, 2], completion_token_ids: [3], completion_logprobs: [-0.25] });
     const onlyLogprobs = completion({ role: 'assistant', content: 'x' }, {}, { logprobs: { content: [{ logprob: -1 }] } });
-    expect(readChatCompletion(onlyLogprobs, 1).tokens).toEqual({ completionLogprobs: [-1] });
+    expect(readChatCompletion(onlyLogprobs, 1).tokens).toEqual({ completion_logprobs: [-1] });
   });
 
   it('skips token fields that are not lists of numbers rather than recording something else', () => {
