@@ -78,6 +78,7 @@ def train(args, log=lambda line: print(line, file=sys.stderr, flush=True)):
     corral = CorralClient(args.corral, token=args.token, timeout=600)
     history = []
     max_delta = 0.0
+    max_change = 0.0
     checked_tokens = 0
     try:
         for step in range(args.steps):
@@ -110,6 +111,10 @@ def train(args, log=lambda line: print(line, file=sys.stderr, flush=True)):
                         loss.backward()
                         optimizer.step()
                         entry["loss"] = float(loss)
+                        # What the check above would see had the weights moved: one update's change, far above 1e-4.
+                        with torch.no_grad():
+                            change = float((sampled_token_logprobs(policy, batch) - recorded).abs().max())
+                        max_change = max(max_change, change)
             entry["seconds"] = round(time.monotonic() - started, 3)
             history.append(entry)
             log(
@@ -127,6 +132,7 @@ def train(args, log=lambda line: print(line, file=sys.stderr, flush=True)):
         "last_mean_reward": sum(means[-window:]) / window if window else None,
         "window": window,
         "max_logprob_delta": max_delta,
+        "max_logprob_change_after_update": max_change,
         "sampled_tokens_checked": checked_tokens,
         "errored": sum(entry["errored"] for entry in history),
         "model_requests": server.requests,

@@ -21,7 +21,9 @@ const CHROMIUM = '/usr/bin/chromium';
 const STEPS = 30;
 const haveTorch = gate(
   "Debian's python3-torch",
-  spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0 ? null : `${PYTHON} cannot import torch (scripts/setup.sh installs python3-torch)`,
+  spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0
+    ? null
+    : `${PYTHON} cannot import torch (scripts/setup.sh installs python3-torch)`,
 );
 const haveChromium = gate('headless Chromium', existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (scripts/setup.sh installs Debian's chromium)`);
 
@@ -38,6 +40,7 @@ interface TrainerResult {
   last_mean_reward: number;
   window: number;
   max_logprob_delta: number;
+  max_logprob_change_after_update: number;
   sampled_tokens_checked: number;
   errored: number;
   model_requests: number;
@@ -81,54 +84,63 @@ function runTrainer(args: string[]): Promise<{ status: number | null; stdout: st
 describe.runIf(haveTorch)('examples/train-grpo: a policy trained from scratch through corral', () => {
   let result: TrainerResult;
 
-  it(
-    'raises the mean reward clearly, and recomputes every sampled logprob exactly',
-    async () => {
-      const run = await runTrainer(['--corral', address, '--steps', String(STEPS), '--seed', '0', '--series', 'train-grpo']);
-      expect(run.status, `trainer failed:\n${run.stderr}`).toBe(0);
-      result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as TrainerResult;
-      console.log(
-        `[train-grpo] mean reward: first ${result.window} steps ${result.first_mean_reward.toFixed(3)}, last ${result.window} steps ` +
-          `${result.last_mean_reward.toFixed(3)}; max |recomputed - recorded logprob| ${result.max_logprob_delta.toExponential(2)} over ` +
-          `${result.sampled_tokens_checked} sampled tokens; ${result.model_requests} model requests`,
-      );
-      expect(result.steps).toBe(STEPS);
-      expect(result.errored).toBe(0);
-      expect(result.history.every((step) => step.rollouts === 32)).toBe(true);
-      expect(result.last_mean_reward - result.first_mean_reward).toBeGreaterThan(0.3);
-      // Every model turn's sampled tokens: at least the 32 rollouts' first turns of every step.
-      expect(result.sampled_tokens_checked).toBeGreaterThan(STEPS * 32);
-      expect(result.max_logprob_delta).toBeLessThanOrEqual(1e-4);
-    },
-    900_000,
-  );
+  it('raises the mean reward clearly, and recomputes every sampled logprob exactly', async () => {
+    const run = await runTrainer(['--corral', address, '--steps', String(STEPS), '--seed', '0', '--series', 'train-grpo']);
+    expect(run.status, `trainer failed:\n${run.stderr}`).toBe(0);
+    result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as TrainerResult;
+    console.log(
+      `[train-grpo] mean reward: first ${result.window} steps ${result.first_mean_reward.toFixed(3)}, last ${result.window} steps ` +
+        `${result.last_mean_reward.toFixed(3)}; max |recomputed - recorded logprob| ${result.max_logprob_delta.toExponential(2)} over ` +
+        `${result.sampled_tokens_checked} sampled tokens (one update moves them up to ${result.max_logprob_change_after_update.toFixed(3)}); ` +
+        `${result.model_requests} model requests`,
+    );
+    expect(result.steps).toBe(STEPS);
+    expect(result.errored).toBe(0);
+    expect(result.history.every((step) => step.rollouts === 32)).toBe(true);
+    expect(result.last_mean_reward - result.first_mean_reward).toBeGreaterThan(0.3);
+    // Every model turn's sampled tokens: at least the 32 rollouts' first turns of every step.
+    expect(result.sampled_tokens_checked).toBeGreaterThan(STEPS * 32);
+    expect(result.max_logprob_delta).toBeLessThanOrEqual(1e-4);
+    // The check can fail: the same tokens under the weights one update later differ by far more.
+    expect(result.max_logprob_change_after_update).toBeGreaterThan(1e-3);
+  }, 900_000);
 
   it('leaves the series the trainer named: one point per step, the rewards the trainer saw', async () => {
-    const steps = readFileSync(join(runs, 'series', 'train-grpo', 'steps.jsonl'), 'utf8').trim().split('\n');
+    const steps = readFileSync(join(runs, 'series', 'train-grpo', 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(steps).toHaveLength(STEPS);
     const response = await fetch(`${address}/view/api/series?name=train-grpo`);
-    const curve = (await response.json()) as { env: string; steps: { step: number; rollouts: number; reward_mean: number; completion_tokens_per_rollout: number }[] };
+    const curve = (await response.json()) as {
+      env: string;
+      steps: { step: number; rollouts: number; reward_mean: number; completion_tokens_per_rollout: number }[];
+    };
     expect(curve.env).toBe('keybox');
     expect(curve.steps.map((step) => step.step)).toEqual(result.history.map((step) => step.step));
     curve.steps.forEach((step, index) => expect(step.reward_mean).toBeCloseTo(result.history[index]!.mean_reward!, 12));
     expect(curve.steps.every((step) => step.completion_tokens_per_rollout > 0)).toBe(true);
   });
 
-  it.runIf(haveChromium)('draws the curve on the viewer series page', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
-      await page.goto(`${address}/view/#/series/train-grpo`);
-      await page.waitForSelector('[data-testid=series-reward] canvas');
-      for (const chart of ['series-reward', 'series-errored', 'series-tokens', 'series-time']) expect(await page.locator(`[data-testid=${chart}] canvas`).count()).toBe(1);
-      expect(await page.locator('[data-testid=series-steps]').innerText()).toBe(String(STEPS));
-      expect(await page.locator('[data-testid=series-last-reward]').innerText()).toBe(result.history.at(-1)!.mean_reward!.toFixed(4));
-      const screenshots = join(ROOT, '.cache', 'viewer-screenshots');
-      mkdirSync(screenshots, { recursive: true });
-      await page.screenshot({ path: join(screenshots, 'train-grpo-curve.png') });
-      copyFileSync(join(screenshots, 'train-grpo-curve.png'), join(ROOT, 'docs', 'images', 'train-grpo-curve.png'));
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+  it.runIf(haveChromium)(
+    'draws the curve on the viewer series page',
+    async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking'] });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+        await page.goto(`${address}/view/#/series/train-grpo`);
+        await page.waitForSelector('[data-testid=series-reward] canvas');
+        for (const chart of ['series-reward', 'series-errored', 'series-tokens', 'series-time'])
+          expect(await page.locator(`[data-testid=${chart}] canvas`).count()).toBe(1);
+        expect(await page.locator('[data-testid=series-steps]').innerText()).toBe(String(STEPS));
+        expect(await page.locator('[data-testid=series-last-reward]').innerText()).toBe(result.history.at(-1)!.mean_reward!.toFixed(4));
+        const screenshots = join(ROOT, '.cache', 'viewer-screenshots');
+        mkdirSync(screenshots, { recursive: true });
+        await page.screenshot({ path: join(screenshots, 'train-grpo-curve.png') });
+        copyFileSync(join(screenshots, 'train-grpo-curve.png'), join(ROOT, 'docs', 'images', 'train-grpo-curve.png'));
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 });
