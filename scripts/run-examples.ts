@@ -24,6 +24,7 @@ const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
   'mcp-client': runMcpClient,
   bugfix: runBugfix,
   'mixed-images': runMixedImages,
+  'train-grpo': runTrainGrpo,
   wordle: runWordle,
 };
 
@@ -183,8 +184,45 @@ async function runMcpClient(): Promise<void> {
   if (code !== 0) throw new Error(`corral serve exited ${code} on SIGTERM`);
 }
 
-async function startServe(token: string): Promise<{ baseUrl: string; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--backend', 'process', '--token', token], {
+/**
+ * A short run of the GRPO trainer against `corral serve --env` with a token: every rollout scored, every sampled
+ * logprob recomputed exactly, the series left in the runs folder. (test/e2e/train-grpo.test.ts runs it long enough
+ * to see the reward rise.)
+ */
+async function runTrainGrpo(scratch: string): Promise<void> {
+  const token = randomBytes(12).toString('hex');
+  const runs = join(scratch, 'runs');
+  const server = await startServe(token, ['--env', join(EXAMPLES, 'train-grpo', 'env.ts'), '--view-dir', runs]);
+  let output = '';
+  try {
+    const steps = 4;
+    output = await capture('/usr/bin/python3', [join(EXAMPLES, 'train-grpo', 'train.py'), '--corral', server.baseUrl, '--steps', String(steps)], {
+      ...process.env,
+      CORRAL_TOKEN: token,
+    });
+    const result = JSON.parse(output.trim().split('\n').at(-1)!) as {
+      steps: number;
+      errored: number;
+      max_logprob_delta: number;
+      sampled_tokens_checked: number;
+    };
+    if (result.steps !== steps || result.errored !== 0 || !(result.sampled_tokens_checked > 0) || !(result.max_logprob_delta <= 1e-4)) {
+      throw new Error(
+        `expected ${steps} steps, none errored, recomputed logprobs within 1e-4; the trainer says ${JSON.stringify({ ...result, history: undefined })}`,
+      );
+    }
+    const seriesSteps = readFileSync(join(runs, 'series', 'train-grpo', 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    if (seriesSteps.length !== steps) throw new Error(`runs/series/train-grpo/steps.jsonl should have ${steps} lines, has ${seriesSteps.length}`);
+    console.log(`  ${steps} steps, max |recomputed - recorded logprob| ${result.max_logprob_delta} over ${result.sampled_tokens_checked} sampled tokens`);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function startServe(token: string, extraArgs: string[] = []): Promise<{ baseUrl: string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--backend', 'process', '--token', token, ...extraArgs], {
     env: { ...process.env, CORRAL_MIN_IDLE: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

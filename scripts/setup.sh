@@ -14,6 +14,8 @@ command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 /usr/bin/python3 -c 'import flake8' >/dev/null 2>&1 || missing+=(python3-flake8) # npm run lint:agent
 # The Python client's test installs it with the stock pip, setuptools and wheel (test/e2e/python-client.test.ts).
 /usr/bin/python3 -c 'import setuptools, wheel, pip' >/dev/null 2>&1 || missing+=(python3-pip python3-setuptools python3-wheel)
+# The GRPO example trains a small policy with Debian's torch (examples/train-grpo, test/e2e/train-grpo.test.ts).
+/usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1 || missing+=(python3-torch python3-numpy)
 # The run viewer's browser tests drive Debian's chromium headless (test/e2e/viewer-browser.test.ts).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # The durable queue's tests and bench (issue 15): Redis, and `ip netns` for the multi-host network-namespace tests.

@@ -360,6 +360,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: "A line of a run's results.jsonl that the run viewer was asked to open is not a rollout record (answered 422; the run page counts such lines).",
   },
+  SERIES_ERR_UNAVAILABLE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A rollout request asked to record a series (`record: {series, step}`) and this server keeps no runs folder to write it in (answered 400).',
+  },
+  SERIES_ERR_WRITE: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: "A series' run folder could not be written (a symlink on the way, a file that is not regular, a full disk): the records were streamed, the summary line says so.",
+  },
   QUEUE_ERR_REDIS_URL: {
     audience: 'caller',
     transient: false,

@@ -42,7 +42,10 @@ export interface ServerDependencies {
   episodes?: EpisodeService;
   /** Backend state for /readyz; omitted, /readyz answers ready with backend 'unknown'. */
   readiness?: ReadinessProbe;
-  /** The run viewer's folder, served at /view (page and /view/api) behind the same guards; omitted, no /view. */
+  /**
+   * The run viewer's folder, served at /view (page and /view/api) behind the same guards; rollout requests keep
+   * their series in it. Omitted, no /view and no series.
+   */
   viewerRoot?: string;
 }
 
@@ -78,7 +81,9 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
   void app.register(metricsRoute);
   void app.register(sandboxRoutes);
   void app.register(mcpRoutes);
-  if (dependencies.rollouts) void app.register(rolloutsRoute, { service: dependencies.rollouts });
+  // Series (a trainer's reward curves) are kept in the viewer's folder, so /view shows them.
+  if (dependencies.rollouts)
+    void app.register(rolloutsRoute, { service: dependencies.rollouts, ...(dependencies.viewerRoot ? { seriesRoot: dependencies.viewerRoot } : {}) });
   if (dependencies.episodes) void app.register(episodesRoute, { service: dependencies.episodes });
   if (dependencies.viewerRoot) void app.register(viewerRoutes, { prefix: '/view', root: dependencies.viewerRoot });
   addWebSocketEndpoint(app);

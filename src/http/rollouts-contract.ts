@@ -5,6 +5,7 @@
  * it, which is what results.jsonl holds. docs/rollouts-api.md documents the wire format for clients.
  */
 import { z } from 'zod';
+import { SERIES_NAME_PATTERN } from '../viewer/series-steps.js';
 
 const toolCallSchema = z
   .object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }).strict() })
@@ -80,6 +81,14 @@ export const rolloutRequestSchema = z
      * /v1/completions with token ids as the prompt, so history is never re-tokenised and every rollout is one sample.
      */
     token_in: z.boolean().default(false),
+    /** Keep this request's records as one step of a series (a trainer's reward curve) in the server's runs folder. */
+    record: z
+      .object({
+        series: z.string().regex(SERIES_NAME_PATTERN, "letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit"),
+        step: z.number().int().min(0),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((request, context) => {

@@ -2,15 +2,19 @@
  * POST /v1/rollouts: a trainer (any language, any machine) asks for rollouts of a built-in environment against
  * its own model endpoint and reads them back as NDJSON, one result record a line as each example's group
  * finishes, then one summary line. The route holds no runner logic: it validates, streams, and cancels. A
- * client that disconnects cancels its rollouts (their sandboxes are released); so does closing the server.
+ * client that disconnects cancels its rollouts (their sandboxes are released); so does closing the server. A request
+ * with `record: {series, step}` also leaves its records in the series' run folder (rollout-series.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { CorralError } from '../core/errors.js';
+import { RolloutSeries, seriesWriteError } from './rollout-series.js';
 import { type PreparedRollouts, type RolloutRequest, type RolloutRunStats, type RolloutService, rolloutRequestSchema } from './rollouts-contract.js';
 
 export interface RolloutsRouteOptions {
   service: RolloutService;
+  /** The server's runs folder, where series are kept (series/<name>/); omitted, requests naming a series are refused. */
+  seriesRoot?: string;
 }
 
 interface RunningRequest {
@@ -20,6 +24,7 @@ interface RunningRequest {
 
 export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRouteOptions): Promise<void> {
   const running = new Set<RunningRequest>();
+  const series = options.seriesRoot === undefined ? undefined : new RolloutSeries(options.seriesRoot);
   // Streams are hijacked, so the server cannot finish closing while one is open: cancel them, and wait until
   // their sandboxes are back before the CLI closes the pool.
   app.addHook('preClose', async () => {
@@ -30,6 +35,21 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
   app.post('/v1/rollouts', async (request, reply) => {
     const parsed = rolloutRequestSchema.safeParse(request.body);
     if (!parsed.success) return reply.code(400).send(invalidRequestBody(parsed.error));
+    const record = parsed.data.record;
+    if (record && !series) {
+      const message = 'record: this server keeps no runs folder, so it cannot record a series';
+      return reply.code(400).send({ error: { code: 'SERIES_ERR_UNAVAILABLE', message, field: 'record' } });
+    }
+    // Before any rollout runs: a series folder that cannot be written fails now, not after minutes of rollouts.
+    if (record && series) {
+      try {
+        await series.open(record.series);
+      } catch (error) {
+        request.log.error({ err: error }, 'cannot open the series folder');
+        const message = `cannot write series '${record.series}' (the server's log says why)`;
+        return reply.code(500).send({ error: { code: 'SERIES_ERR_WRITE', message } });
+      }
+    }
     const releaseQuota = app.corral.quotas.take('maxRolloutRequestsPerPrincipal', app.corral.resolvePrincipal(request.headers, request.ip));
     const controller = new AbortController();
     // 'close' before the response finished means the client went away (or the socket broke).
@@ -49,7 +69,7 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
       }
       // Cancelled while preparing: the client is gone, or the server is closing (then 503 tells it why).
       if (controller.signal.aborted) return reply.code(503).send({ error: { code: 'RUNNER_ERR_CANCELLED', message: errorMessage(controller.signal.reason) } });
-      await streamRollouts(reply, prepared, parsed.data, controller.signal);
+      await streamRollouts(reply, prepared, parsed.data, controller.signal, series);
       return reply;
     } finally {
       running.delete(entry);
@@ -59,7 +79,13 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
   });
 }
 
-async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, request: RolloutRequest, abortSignal: AbortSignal): Promise<void> {
+async function streamRollouts(
+  reply: FastifyReply,
+  prepared: PreparedRollouts,
+  request: RolloutRequest,
+  abortSignal: AbortSignal,
+  series: RolloutSeries | undefined,
+): Promise<void> {
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -70,6 +96,7 @@ async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, r
     if (!response.destroyed) response.write(`${JSON.stringify(value)}\n`);
   };
   const startedAt = Date.now();
+  const kept: Record<string, unknown>[] = [];
   let streamed = 0;
   let stats: RolloutRunStats | undefined;
   let failure: { code: string; message: string } | undefined;
@@ -78,6 +105,7 @@ async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, r
       abortSignal,
       onGroup: (records) => {
         for (const record of records) writeLine(record);
+        if (request.record) kept.push(...records);
         streamed += records.length;
       },
     });
@@ -87,6 +115,8 @@ async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, r
   }
   const expected = prepared.numExamples * prepared.rolloutsPerExample;
   const status = failure ? 'failed' : abortSignal.aborted ? 'cancelled' : streamed === expected ? 'complete' : 'incomplete';
+  const seriesLine =
+    request.record && series ? await recordSeries(reply, series, { ...request.record, prepared, status, startedAt, records: kept }) : undefined;
   writeLine({
     type: 'summary',
     status,
@@ -102,9 +132,35 @@ async function streamRollouts(reply: FastifyReply, prepared: PreparedRollouts, r
     errors_by_code: stats?.errors_by_code ?? {},
     ...(stats?.samples ? { samples: stats.samples } : {}),
     time_ms: Date.now() - startedAt,
+    ...(seriesLine ? { series: seriesLine } : {}),
     ...(failure ? { error: failure } : {}),
   });
   response.end();
+}
+
+/** The summary's `series` field: where the records went, or why they could not be kept (they were streamed anyway). */
+async function recordSeries(
+  reply: FastifyReply,
+  series: RolloutSeries,
+  input: { series: string; step: number; prepared: PreparedRollouts; status: string; startedAt: number; records: Record<string, unknown>[] },
+): Promise<Record<string, unknown>> {
+  const { series: name, step, prepared } = input;
+  try {
+    const kept = await series.append({
+      series: name,
+      step,
+      env: prepared.env,
+      model: prepared.model,
+      status: input.status,
+      startedAt: new Date(input.startedAt),
+      finishedAt: new Date(),
+      records: input.records,
+    });
+    return { name, step, ...kept };
+  } catch (error) {
+    reply.log.error({ err: seriesWriteError(name, error) }, 'cannot append to the series');
+    return { name, step, error: { code: 'SERIES_ERR_WRITE', message: `cannot write series '${name}' (the server's log says why)` } };
+  }
 }
 
 /** 400 naming the first offending field, e.g. "model.base_url: Invalid URL" (the episode routes answer the same way). */

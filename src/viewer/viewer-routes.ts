@@ -12,6 +12,7 @@ import { inlineTrialTexts, readRunFile, rolloutFiles, sessionLogOf } from './rol
 import { RunCatalog } from './run-catalog.js';
 import { parseQuery, rolloutsPage, rolloutsQuerySchema } from './rollouts-query.js';
 import { liveTail } from './live-tail.js';
+import { SeriesCatalog } from './series-catalog.js';
 
 export interface ViewerOptions {
   /** The folder whose runs are shown (corral view DIR, default runs/). */
@@ -26,9 +27,11 @@ const runQuery = z.object({ run: z.string().min(1).max(1000) });
 const rolloutQuery = runQuery.extend({ line: z.coerce.number().int().min(0) });
 const fileQuery = runQuery.extend({ path: z.string().min(1).max(1000) });
 const compareQuery = z.object({ a: z.string().min(1).max(1000), b: z.string().min(1).max(1000) });
+const seriesQuery = z.object({ name: z.string().min(1).max(200) });
 
 export async function viewerRoutes(app: FastifyInstance, options: ViewerOptions): Promise<void> {
   const catalog = new RunCatalog(options.root);
+  const series = new SeriesCatalog(options.root);
   const openStreams = new Set<() => void>();
   app.addHook('preClose', async () => [...openStreams].forEach((end) => end()));
   app.setErrorHandler((error, _request, reply) => {
@@ -93,6 +96,14 @@ export async function viewerRoutes(app: FastifyInstance, options: ViewerOptions)
     const [left, right] = [catalog.run(a), catalog.run(b)];
     await Promise.all([left.refresh(), right.refresh()]);
     return { a: await catalog.entry(a), b: await catalog.entry(b), comparison: compareRuns(left, right) };
+  });
+
+  // Series: trainers' reward curves, one point per step (series-steps.ts).
+  app.get('/api/series-list', async () => ({ series: series.list() }));
+
+  app.get('/api/series', async (request) => {
+    const { name } = parseQuery(seriesQuery, request.query);
+    return series.curve(name);
   });
 
   app.get('/api/events', async (request, reply) => {
