@@ -18,7 +18,10 @@ export function HistogramChart({ histogram, label, testId }) {
         height: 160,
         legend: { show: false },
         cursor: { show: true },
-        scales: { x: single ? { time: false, range: () => [histogram.min - 1, histogram.min + 1] } : { time: false }, y: { range: (_plot, _min, max) => [0, Math.max(1, max) * 1.05] } },
+        scales: {
+          x: single ? { time: false, range: () => [histogram.min - 1, histogram.min + 1] } : { time: false },
+          y: { range: (_plot, _min, max) => [0, Math.max(1, max) * 1.05] },
+        },
         axes: [{ size: 30 }, { size: 60 }],
         series: [{}, { label, stroke: '#2a6fdb', fill: 'rgba(42,111,219,0.35)', paths: uPlot.paths.bars({ size: [0.9, 60] }), points: { show: false } }],
       },
