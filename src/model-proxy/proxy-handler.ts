@@ -17,6 +17,7 @@ import type { ProxyRollout } from './proxy-rollout.js';
 import { errorDialectOf, matchRoute } from './proxy-routes.js';
 import { readBodyBytes } from './request-body.js';
 import { StreamSink } from './stream-sink.js';
+import { allowedUpstreamRequest } from './upstream-allow-list.js';
 import { upstreamBytes } from './upstream-body.js';
 import type { UpstreamClient, UpstreamReply } from './upstream-client.js';
 
@@ -98,6 +99,7 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
     let sink: StreamSink | null = null;
     try {
       translated = dialect.translateRequest(parsed.body, route.context, parsed.tools);
+      translated.chat = allowedUpstreamRequest(translated.chat);
       tools = parsed.tools.tools;
       rollout.sharePrefix(translated.chat.messages);
       const { tools: _tools, messages, ...fields } = translated.chat;
