@@ -80,6 +80,8 @@ export class CliCodingAgent implements Agent {
     if (abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'the rollout was cancelled');
     const conversation = cliConversation(result.calls);
     recorder.replaceCompletion(conversation.completion);
+    // Past the proxy's per-rollout bound, later calls were refused: the rollout is errored, never kept cut short.
+    if (result.limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', result.limitFailure.message);
     const failed = result.calls.find((call) => call.error !== null);
     if (result.exit.exitCode !== 0) {
       const reason = failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : '';
