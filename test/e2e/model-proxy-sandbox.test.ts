@@ -7,6 +7,7 @@
  *   connection past the per-socket cap;
  * - 300 distinct 256 KiB calls with the rollout's key read from /proc/<pid>/environ: the proxy refuses them past
  *   its recorded-bytes bound and the rollout is errored with PROXY_ERR_ROLLOUT_LIMIT;
+ * - an image URL pointing at 169.254.169.254 and n: 64 with that key: neither reaches the upstream;
  * - a background process calling the model after the CLI's last turn: the record's completion and final answer stay
  *   the CLI's own.
  */
@@ -48,21 +49,23 @@ def rollout_key():
             if item.startswith(b'CORRAL_MODEL_API_KEY='):
                 return item.split(b'=', 1)[1].decode()
     raise SystemExit('no key found')
-def call(key, messages):
-    body = json.dumps({'model': 'm', 'messages': messages}).encode()
+def post(key, body):
+    data = json.dumps(body).encode()
     connection = socket.socket(socket.AF_UNIX)
     connection.connect(SOCKETS + '/model.sock')
     head = ('POST /v1/chat/completions HTTP/1.1\\r\\nHost: proxy\\r\\nAuthorization: Bearer %s\\r\\n'
-            'Content-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n' % (key, len(body))).encode()
-    connection.sendall(head + body)
+            'Content-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n' % (key, len(data))).encode()
+    connection.sendall(head + data)
     answer = b''
     while True:
-        data = connection.recv(65536)
-        if not data:
+        chunk = connection.recv(65536)
+        if not chunk:
             break
-        answer += data
+        answer += chunk
     connection.close()
     return int(answer.split(b' ', 2)[1]) if answer else 0
+def call(key, messages):
+    return post(key, {'model': 'm', 'messages': messages})
 `;
 
 const FLOOD = `${PYTHON_PRELUDE}
@@ -104,6 +107,15 @@ for number in range(300):
         status = 'reset'
     statuses[status] = statuses.get(status, 0) + 1
 print('BIG', json.dumps(statuses), flush=True)
+`;
+
+const STEERING = `${PYTHON_PRELUDE}
+key = rollout_key()
+image = post(key, {'model': 'm', 'messages': [{'role': 'user', 'content': [
+    {'type': 'text', 'text': 'STEER describe'},
+    {'type': 'image_url', 'image_url': {'url': 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'}}]}]})
+steer = post(key, {'model': 'm', 'n': 64, 'best_of': 64, 'chat_template_kwargs': {'x': 1}, 'messages': [{'role': 'user', 'content': 'STEER many'}]})
+print('STEER image=%d n=%d' % (image, steer), flush=True)
 `;
 
 /** Runs detached, outliving the shell call: calls the model every 50 ms until its key is revoked or 20 s pass. */
@@ -227,6 +239,19 @@ describe.runIf(dockerAvailable)('the recording proxy attacked from inside a Code
     // 64 MiB of recorded bytes hold fewer than 256 such calls: the rest never reached the upstream.
     expect(hostile).toBeGreaterThan(200);
     expect(hostile).toBeLessThan(256);
+  }, 600_000);
+
+  it('a remote image URL and n: 64 sent with the rollout’s key from /proc never reach the upstream', async () => {
+    const model = await modelFor(STEERING);
+    const run = await runEval(model, join(outputRoot, 'steering'));
+    expect(run.code, run.stderr.slice(-3000)).toBe(0);
+    expect(toolOutputs(run.out)).toContain('STEER image=400 n=200');
+    const steered = model.requests.filter((request) => request.body.messages.length === 1 && JSON.stringify(request.body.messages).includes('STEER'));
+    expect(steered).toHaveLength(1);
+    expect(steered[0]!.body).not.toHaveProperty('n');
+    expect(steered[0]!.body).not.toHaveProperty('best_of');
+    expect(steered[0]!.body).not.toHaveProperty('chat_template_kwargs');
+    expect(JSON.stringify(model.requests.map((request) => request.body))).not.toContain('169.254.169.254');
   }, 600_000);
 
   it('a background process calling the model after the CLI’s last turn does not replace its completion or final answer', async () => {
