@@ -15,6 +15,8 @@ const UPSTREAM_KEY = 'sk-operator-0123456789abcdef';
 /** "leak-key" fails with the operator's key in the error text (as some servers echo the key they refused). */
 function script(request: ChatCompletionRequestBody): ModelReply {
   const text = JSON.stringify(request.messages.at(-1)?.content ?? '');
+  if (text.includes('deep-arguments'))
+    return { kind: 'tool-calls', toolCalls: [{ id: 'call_deep', name: 'f', arguments: `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}` }] };
   if (text.includes('leak-key')) return { kind: 'http-error', status: 401, message: `Incorrect API key provided: ${UPSTREAM_KEY}.` };
   if (text.includes('leak-stream'))
     return { kind: 'text', content: 'some words then', failAfterFirstDelta: { message: `generation failed for key ${UPSTREAM_KEY}`, code: 500 } };
@@ -231,7 +233,7 @@ describe('deeply nested bodies', () => {
   const nestedArrays = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
   const nestedObjects = (depth: number) => `${'{"inner":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`;
 
-  it('content, tool arguments and tool schemas nested 20,000 deep are a 400 in every dialect, not a 500', async () => {
+  it('content and tool schemas nested 20,000 deep are a 400 in every dialect, not a 500; such tool arguments from the model are answered', async () => {
     const rollout = await proxy.openRollout();
     const before = model.requests.length;
     const cases: [DialectName, unknown, Record<string, unknown>, string][] = [
@@ -249,6 +251,16 @@ describe('deeply nested bodies', () => {
       });
     }
     expect(model.requests.length).toBe(before);
+    // The model's own tool arguments nested that deep are answered, not a 500.
+    for (const dialect of DIALECTS) {
+      for (const stream of [false, true]) {
+        const answer = await send(dialect, rollout.apiKey, TEXT_PART[dialect]('deep-arguments'), {}, stream);
+        expect({ dialect, stream, status: answer.status }).toEqual({ dialect, stream, status: 200 });
+        expect(answer.text).toContain('call_deep');
+        // Where the dialect carries arguments as an object, a whole answer keeps them as text under _raw_arguments.
+        if (!stream && (dialect === 'anthropic' || dialect === 'gemini')) expect(answer.text).toContain('_raw_arguments');
+      }
+    }
     // A realistic depth (a JSON schema a few dozen levels deep) still goes through.
     const schema = nestedObjects(40)
       .replace(/"inner":/g, '"type":"object","properties":{"p":')
