@@ -334,6 +334,11 @@ export const ERROR_CODES = {
     doc: "A request to the model proxy carried no live rollout key (none, a wrong one, one of a closed rollout, or another rollout's key on a rollout's own socket): answered 401 in the CLI's dialect.",
   },
   PROXY_ERR_NOT_FOUND: { audience: 'caller', transient: false, doc: 'The model proxy has no route for this method and path: answered 404.' },
+  PROXY_ERR_ROLLOUT_LIMIT: {
+    audience: 'caller',
+    transient: false,
+    doc: "A rollout's model calls passed what the proxy records per rollout (maxCallsPerRollout, default 2,000 calls; maxRecordedBytesPerRollout, default 64 MiB): that call and every later one are answered 400 in the CLI's dialect, and the rollout is errored with this code rather than recorded cut short.",
+  },
   PROXY_ERR_INTERNAL: {
     audience: 'infrastructure',
     transient: false,

@@ -56,14 +56,20 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   process.on('SIGTERM', onSignal);
   const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
   const alreadyDone = writer.completed.size;
-  const heartbeat = () =>
-    writer.writeMetadata({
-      ...metadata,
-      ...queueMetadata(),
-      status: 'running',
-      updated_at: new Date().toISOString(),
-      progress: { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
-    });
+  const heartbeat = () => {
+    // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
+    try {
+      writer.writeMetadata({
+        ...metadata,
+        ...queueMetadata(),
+        status: 'running',
+        updated_at: new Date().toISOString(),
+        progress: { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
+      });
+    } catch (error) {
+      log(`could not update metadata.json: ${(error as Error).message}`);
+    }
+  };
   heartbeat();
   const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
   heartbeatTimer.unref();

@@ -125,13 +125,19 @@ export function registerEvalCommand(program: Command): void {
       const metadata = runMetadata(run, options, runtime.backend, startedAt);
       const alreadyDone = writer.completed.size;
       let latest = { done: 0, errored: 0 };
-      const heartbeat = () =>
-        writer.writeMetadata({
-          ...metadata,
-          status: 'running',
-          updated_at: new Date().toISOString(),
-          progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
-        });
+      const heartbeat = () => {
+        // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
+        try {
+          writer.writeMetadata({
+            ...metadata,
+            status: 'running',
+            updated_at: new Date().toISOString(),
+            progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
+          });
+        } catch (error) {
+          log(`could not update metadata.json: ${(error as Error).message}`);
+        }
+      };
       heartbeat();
       const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
       heartbeatTimer.unref();

@@ -82,6 +82,8 @@ export class CliCodingAgent implements Agent {
     recorder.replaceCompletion(conversation.completion);
     // Only the final conversation's calls are trained on (not, e.g., OpenCode's title request).
     recorder.replaceTokens(conversation.tokens);
+    // Past the proxy's per-rollout bound, later calls were refused: the rollout is errored, never kept cut short.
+    if (result.limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', result.limitFailure.message);
     const failed = result.calls.find((call) => call.error !== null);
     if (result.exit.exitCode !== 0) {
       const reason = failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : '';

@@ -149,13 +149,19 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     tty: process.stderr.isTTY === true,
     intervalS: options.progressInterval,
   });
-  const heartbeat = () =>
-    writer.writeMetadata({
-      ...metadata,
-      status: 'running',
-      updated_at: new Date().toISOString(),
-      progress: { done: writer.completed.size + progress.done, total: plannedRollouts },
-    });
+  const heartbeat = () => {
+    // A failed progress write (EMFILE, a full disk) is logged: thrown from a trial's callback it would end the run.
+    try {
+      writer.writeMetadata({
+        ...metadata,
+        status: 'running',
+        updated_at: new Date().toISOString(),
+        progress: { done: writer.completed.size + progress.done, total: plannedRollouts },
+      });
+    } catch (error) {
+      log(`could not update metadata.json: ${(error as Error).message}`);
+    }
+  };
   try {
     heartbeat();
     const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
