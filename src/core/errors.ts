@@ -208,6 +208,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'POST /v1/episodes/<id>/score was called a second time for the same episode: HTTP 409.',
   },
+  EPISODE_ERR_CLOSED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The episode was released (DELETE /v1/episodes/<id>, or server shutdown) while this tool call or score ran; its sandbox and state are gone: HTTP 409.',
+  },
   EPISODE_ERR_UNKNOWN_TOOL: {
     audience: 'caller',
     transient: false,
@@ -233,6 +238,16 @@ export const ERROR_CODES = {
     transient: true,
     doc: 'A per-principal server quota (MCP sessions, sandbox handles, leased sandboxes, rollout requests) is full: HTTP 429; details.quota names the setting, details.limit its value.',
   },
+  HTTP_ERR_JSON_TOO_DEEP: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body (or WebSocket frame) nests JSON objects and arrays deeper than the server reads (128 levels): HTTP 400, JSON-RPC -32600 on MCP routes; details.limit is the bound.',
+  },
+  HTTP_ERR_UNSUPPORTED_ENCODING: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A request body has a Content-Encoding the server cannot decode (it decodes gzip, deflate and br): HTTP 415.',
+  },
   TASK_ERR_NOT_FOUND: {
     audience: 'caller',
     transient: false,
@@ -257,6 +272,11 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: "A task's [environment].docker_image is not a local image, or a Dockerfile's FROM image is neither in the base-image map nor local; the message says what to build or map.",
+  },
+  TASK_ERR_REMOTE_SOURCE: {
+    audience: 'caller',
+    transient: false,
+    doc: "A task Dockerfile would make the daemon fetch from outside the task's build context (ADD of a URL or git repository, a variable in an ADD source, COPY/ADD --from that is not an earlier stage): refused before the build, because the daemon fetches on the host's network.",
   },
   TASK_ERR_RESULT_INVALID: {
     audience: 'caller',
@@ -334,6 +354,11 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: 'A run viewer API query parameter is missing or malformed (answered 400 with the parameter named).',
+  },
+  VIEW_ERR_BAD_RECORD: {
+    audience: 'caller',
+    transient: false,
+    doc: "A line of a run's results.jsonl that the run viewer was asked to open is not a rollout record (answered 422; the run page counts such lines).",
   },
   SERIES_ERR_UNAVAILABLE: {
     audience: 'caller',

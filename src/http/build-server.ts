@@ -15,7 +15,8 @@ import { healthRoute } from './health-route.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { type ReadinessProbe, readinessRoute } from './readiness-route.js';
 import { metricsRoute } from './metrics-route.js';
-import { type PrincipalResolver, principalFromBearerToken } from './principal.js';
+import { type PrincipalResolver, principalResolverFor } from './principal.js';
+import { addRequestBodyParsing } from './request-body-parsing.js';
 import { addRequestGuardHooks } from './request-guard-hooks.js';
 import { addConnectionLimits, principalQuotas, serverLimitOptions } from './server-limits.js';
 import type { EpisodeService } from './episodes-contract.js';
@@ -32,7 +33,7 @@ export interface ServerDependencies {
   sandboxSource: SandboxSource;
   /** Pool counts for /metrics; omitted, the pool gauges stay empty. */
   pool?: Pick<SandboxPoolView, 'stats'>;
-  /** Who owns a sandbox handle; defaults to a digest of the bearer token. */
+  /** Who owns a handle, session, episode or task; defaults to principalResolverFor(config.server). */
   resolvePrincipal?: PrincipalResolver;
   logger?: FastifyServerOptions['logger'];
   /** Runs rollouts for POST /v1/rollouts (the CLI builds it from the runner); omitted, that route does not exist. */
@@ -69,11 +70,12 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
     observer: metrics,
     onError: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
   });
-  app.decorate('corral', { config, host, metrics, quotas, resolvePrincipal: dependencies.resolvePrincipal ?? principalFromBearerToken });
+  app.decorate('corral', { config, host, metrics, quotas, resolvePrincipal: dependencies.resolvePrincipal ?? principalResolverFor(config.server) });
   addConnectionLimits(app, config.server, metrics);
 
   addRequestGuardHooks(app, config.server);
   addErrorReplies(app, config.server.bodyLimitBytes);
+  addRequestBodyParsing(app, config.server.bodyLimitBytes);
   void app.register(healthRoute);
   void app.register(readinessRoute, dependencies.readiness ? { probe: dependencies.readiness } : {});
   void app.register(metricsRoute);

@@ -1,20 +1,25 @@
 /**
  * Connection limits for one HTTP server (docs/security.md), against floods of sockets and clients that do not
- * read. Caps count open connections in total and per remote address; at a cap the oldest IDLE connection (no
- * request in flight, not a WebSocket) is closed to make room, so held-open sockets can never lock fresh
- * clients out, whatever address they share. Only when every connection is busy is the newcomer answered 503.
+ * read. Caps (connection-shares.ts: derived from the descriptor limit, one address at most half) count open
+ * connections in total and per remote address (the exact address: 127.0.0.1 and 127.0.0.2 are two); at a cap the
+ * connection IDLE the longest (no request in flight, not a WebSocket; a kept-alive one only after a grace, since
+ * its next request may be in transit) is closed to make room, so held-open sockets can never lock fresh clients
+ * out, whatever address they share. When none qualifies the newcomer is answered 503, and refused sockets
+ * linger for their answer only up to a bound, so a flood of them cannot use up the descriptors the caps leave in
+ * reserve.
  * A connection that completes no request within firstRequestTimeoutMs is closed. A connection whose unsent
  * output exceeds maxBufferedBytesPerConnection is not read until it drains, and is closed when it stays stuck
  * (see sweep) for slowClientGraceMs (HTTP pipelining, streams and WebSockets alike).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { normalizedAddress } from './principal.js';
+import { unmappedAddress } from './principal.js';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
 export interface ConnectionLimitSettings {
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  maxLingeringRefusals: number;
   firstRequestTimeoutMs: number;
   maxBufferedBytesPerConnection: number;
   slowClientGraceMs: number;
@@ -26,6 +31,10 @@ interface TrackedConnection {
   readonly socket: Socket;
   readonly address: string;
   requestsInFlight: number;
+  /** Requests this connection has carried: a kept-alive one may have the next in transit. */
+  requestsServed: number;
+  /** When the connection last became idle (or was accepted). */
+  idleSinceMs: number;
   upgraded: boolean;
   firstRequestTimer?: NodeJS.Timeout;
   /** When the connection was first seen stuck (see sweep); undefined while it is not. */
@@ -35,6 +44,13 @@ interface TrackedConnection {
   pausedForBackpressure: boolean;
 }
 
+/**
+ * A kept-alive connection that just answered a request is not evicted for this long: its client may already have
+ * sent the next request, which would die with a bare connection reset (issue 21, under 1,000 concurrent sessions).
+ * A connection that never carried a request (a held-open flood socket) can be evicted at once.
+ */
+const KEEP_ALIVE_EVICTION_GRACE_MS = 1_000;
+
 /** A refused socket gets this long to read its 503 before it is dropped. */
 const REFUSAL_LINGER_MS = 1_000;
 
@@ -43,6 +59,7 @@ export class ConnectionLimits {
   private readonly connections = new Map<Socket, TrackedConnection>();
   private readonly perAddress = new Map<string, number>();
   private readonly sweepTimer: NodeJS.Timeout;
+  private lingeringRefusals = 0;
 
   constructor(
     private readonly settings: ConnectionLimitSettings,
@@ -71,10 +88,19 @@ export class ConnectionLimits {
   }
 
   private admit(socket: Socket): void {
-    const address = normalizedAddress(socket.remoteAddress);
+    const address = unmappedAddress(socket.remoteAddress);
     if ((this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address)) return this.refuse(socket);
     if (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined)) return this.refuse(socket);
-    const connection: TrackedConnection = { socket, address, requestsInFlight: 0, upgraded: false, pausedForBackpressure: false, flushedBytes: 0 };
+    const connection: TrackedConnection = {
+      socket,
+      address,
+      requestsInFlight: 0,
+      requestsServed: 0,
+      idleSinceMs: Date.now(),
+      upgraded: false,
+      pausedForBackpressure: false,
+      flushedBytes: 0,
+    };
     connection.firstRequestTimer = setTimeout(() => {
       this.onRefused('first_request_timeout');
       socket.destroy();
@@ -91,7 +117,10 @@ export class ConnectionLimits {
     if (!connection) return;
     clearTimeout(connection.firstRequestTimer);
     connection.requestsInFlight++;
-    response.once('close', () => connection.requestsInFlight--);
+    connection.requestsServed++;
+    response.once('close', () => {
+      if (--connection.requestsInFlight === 0) connection.idleSinceMs = Date.now();
+    });
     // Pipelined requests parsed while earlier answers sit unsent: stop reading more until the client reads.
     this.pauseIfOverBound(connection);
   }
@@ -103,17 +132,24 @@ export class ConnectionLimits {
     connection.upgraded = true;
   }
 
-  /** Closes the oldest idle connection (of `address`, or of anyone); false when none is idle. */
+  /**
+   * Closes the connection (of `address`, or of anyone) idle the longest: no request in flight, not a WebSocket, and
+   * either never used or idle past the keep-alive grace. False when there is none, and the newcomer is refused.
+   */
   private evictOldestIdle(address: string | undefined): boolean {
+    const nowMs = Date.now();
+    let oldest: TrackedConnection | undefined;
     for (const connection of this.connections.values()) {
       if (connection.requestsInFlight > 0 || connection.upgraded) continue;
       if (address !== undefined && connection.address !== address) continue;
-      this.forget(connection);
-      connection.socket.destroy();
-      this.onRefused('connection_evicted');
-      return true;
+      if (connection.requestsServed > 0 && nowMs - connection.idleSinceMs < KEEP_ALIVE_EVICTION_GRACE_MS) continue;
+      if (!oldest || connection.idleSinceMs < oldest.idleSinceMs) oldest = connection;
     }
-    return false;
+    if (!oldest) return false;
+    this.forget(oldest);
+    oldest.socket.destroy();
+    this.onRefused('connection_evicted');
+    return true;
   }
 
   private refuse(socket: Socket): void {
@@ -122,6 +158,10 @@ export class ConnectionLimits {
     socket.end(
       `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
     );
+    // Under a flood, the answer is written (a small write goes out at once) and the descriptor freed without waiting.
+    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) return void socket.destroy();
+    this.lingeringRefusals++;
+    socket.once('close', () => this.lingeringRefusals--);
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
 import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
+import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
 
@@ -20,6 +21,7 @@ const STATUS_BY_CODE: Partial<Record<string, number>> = {
   EPISODE_ERR_NOT_FOUND: 404,
   EPISODE_ERR_EXPIRED: 410,
   EPISODE_ERR_ALREADY_SCORED: 409,
+  EPISODE_ERR_CLOSED: 409,
   EPISODE_ERR_UNKNOWN_TOOL: 404,
 };
 
@@ -85,8 +87,7 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
 
   // MCP bodies reach the SDK as raw text (its own parse errors and 415s), so this route gets a scope of its own.
   await app.register(async (mcpScope) => {
-    mcpScope.removeAllContentTypeParsers();
-    mcpScope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    acceptRawTextBodies(mcpScope);
     mcpScope.route<EpisodeRequest>({
       method: ['GET', 'POST', 'DELETE'],
       url: '/v1/episodes/:id/mcp',

@@ -3,14 +3,23 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { CorralError } from '../core/errors.js';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
+/** Refusals of the HTTP edge that carry a corral code: their status and JSON-RPC error code. */
+const EDGE_REFUSALS: Partial<Record<string, { status: number; jsonRpcCode: number }>> = {
+  HTTP_ERR_QUOTA_EXCEEDED: { status: 429, jsonRpcCode: -32000 },
+  HTTP_ERR_JSON_TOO_DEEP: { status: 400, jsonRpcCode: -32600 },
+  HTTP_ERR_UNSUPPORTED_ENCODING: { status: 415, jsonRpcCode: -32000 },
+};
+
 /**
  * Errors fastify raises before a route runs, answered as JSON-RPC error bodies so MCP clients can read
- * them: an oversized body is 413 (never a half-read request), unknown paths 404. A full quota is 429 with
- * the corral code, as JSON-RPC on /mcp routes and as {error} like every other /v1 refusal elsewhere.
+ * them: an oversized body is 413 (never a half-read request), unknown paths 404. Edge refusals with a corral code
+ * (a full quota 429, JSON nested too deep 400, an unknown Content-Encoding 415) carry the code, as JSON-RPC on MCP
+ * routes and as {error} like every other /v1 refusal elsewhere.
  */
 export function addErrorReplies(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (CorralError.isInstance(error) && error.code === 'HTTP_ERR_QUOTA_EXCEEDED') return replyQuotaExceeded(request, reply, error);
+    const refusal = CorralError.isInstance(error) ? EDGE_REFUSALS[error.code] : undefined;
+    if (refusal && CorralError.isInstance(error)) return replyEdgeRefusal(request, reply, error, refusal);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(jsonRpcErrorBody(`Request body too large: the limit is ${bodyLimitBytes} bytes`));
     }
@@ -22,10 +31,16 @@ export function addErrorReplies(app: FastifyInstance, bodyLimitBytes: number): v
   app.setNotFoundHandler((request, reply) => reply.code(404).send(jsonRpcErrorBody(`Not found: ${request.method} ${request.url.split('?')[0]}`)));
 }
 
-function replyQuotaExceeded(request: FastifyRequest, reply: FastifyReply, error: CorralError) {
-  reply.code(429);
-  if (request.url.startsWith('/mcp/')) return reply.send(jsonRpcErrorBody(error.message, -32000, { code: error.code, ...error.details }));
+function replyEdgeRefusal(request: FastifyRequest, reply: FastifyReply, error: CorralError, refusal: { status: number; jsonRpcCode: number }) {
+  reply.code(refusal.status);
+  if (isMcpPath(request.url)) return reply.send(jsonRpcErrorBody(error.message, refusal.jsonRpcCode, { code: error.code, ...error.details }));
   return reply.send({ error: { code: error.code, message: error.message, ...error.details } });
+}
+
+/** /mcp/<env>[/<id>] and an episode's /v1/episodes/<id>/mcp speak JSON-RPC. */
+function isMcpPath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return path.startsWith('/mcp/') || /^\/v1\/episodes\/[^/]+\/mcp$/.test(path);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 import type { ToolCatalogEntry } from '../mcp/tool-catalog.js';
 import { fastToolCallRequest } from './fast-tool-call.js';
+import { acceptRawTextBodies } from './request-body-parsing.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
 
 const METHODS = ['GET', 'POST', 'DELETE'];
@@ -15,8 +16,7 @@ const METHODS = ['GET', 'POST', 'DELETE'];
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const { host, resolvePrincipal, quotas } = app.corral;
   // Bodies reach the SDK as raw text, so malformed JSON gets a JSON-RPC parse error and a wrong media type the SDK's 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  acceptRawTextBodies(app);
 
   /**
    * Answers a recognised plain tools/call without the SDK transport. False: take the normal path. (A boolean, not

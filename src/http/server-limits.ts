@@ -1,12 +1,14 @@
 /**
  * Where the server limits of docs/security.md are wired: Node's request timeout (slow bodies and headers), the
- * JSON bodies of refusals Node and fastify make before any route runs, connection caps and backpressure
- * (connection-limits.ts), and the per-principal quotas (principal-quotas.ts).
+ * JSON bodies of refusals Node and fastify make before any route runs, connection caps (derived from the
+ * descriptor limit in connection-shares.ts) and backpressure (connection-limits.ts), and the per-principal quotas
+ * (principal-quotas.ts).
  */
 import type { ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from './request-guards.js';
 import { ConnectionLimits } from './connection-limits.js';
+import { connectionCaps } from './connection-shares.js';
 import type { CorralMetrics } from './corral-metrics.js';
 import { clientErrorReply, frameworkErrorReply } from './error-replies.js';
 import { PrincipalQuotas } from './principal-quotas.js';
@@ -49,7 +51,9 @@ export function principalQuotas(server: ServerConfig, metrics: CorralMetrics): P
 }
 
 export function addConnectionLimits(app: FastifyInstance, server: ServerConfig, metrics: CorralMetrics): ConnectionLimits {
-  const limits = new ConnectionLimits(server, (reason) => metrics.refused(reason));
+  const caps = connectionCaps(server);
+  const limits = new ConnectionLimits({ ...server, ...caps }, (reason) => metrics.refused(reason));
   limits.attach(app.server);
+  app.server.once('listening', () => app.log.info({ connectionCaps: caps }, 'connection caps'));
   return limits;
 }

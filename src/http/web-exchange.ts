@@ -5,8 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Hop-by-hop and length headers describe the original connection, not the rebuilt Request. */
-const DROPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
+/** Hop-by-hop, length and encoding headers describe the original connection and bytes, not the rebuilt Request (its body is decoded text). */
+const DROPPED_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
 
 export function toWebRequest(request: FastifyRequest, reply: FastifyReply): Request {
   const headers = new Headers();

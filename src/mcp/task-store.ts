@@ -1,8 +1,11 @@
 /**
  * The task store of the tasks extension (SEP-2663, io.modelcontextprotocol/tasks): every task a host's servers
- * create, whatever carries their requests (a sessionless 2026 request ends long before its task does). Bounded:
- * a cap on live and on retained tasks per owner and in all (a typed MCP_ERR_TASK_LIMIT, never eviction before
- * the ttl), and every task dropped once its ttl from creation has passed (a task still running then is aborted).
+ * create, whatever carries their requests (a sessionless 2026 request ends long before its task does). Bounded in
+ * two ways that must not be confused: running tasks (real work on sandboxes) are capped per owner and in all, and
+ * past a cap a new task is refused with a typed MCP_ERR_TASK_LIMIT; finished tasks hold no running slot, only a
+ * kept result, and when the kept results reach their cap (per owner or in all) the oldest finished one is evicted
+ * to make room, so kept results can never lock anyone out. Every task is dropped once its ttl from creation has
+ * passed (a task still running then is aborted).
  * Isolated: a task is found only by its owner (the principal); another owner's id reads as unknown.
  */
 import { randomUUID } from 'node:crypto';
@@ -49,11 +52,13 @@ export interface TaskStoreLimits {
   ttlMs: number;
   /** The polling interval suggested to clients. */
   pollIntervalMs: number;
-  /** Tasks of one owner still working or waiting for input. */
+  /** Tasks of one owner still working or waiting for input; one more is refused. */
   maxLiveTasksPerOwner: number;
-  /** Tasks of one owner kept, finished ones included (their results are kept until the ttl). */
+  /** Tasks still working or waiting for input, of all owners; one more is refused. */
+  maxLiveTasks: number;
+  /** Tasks of one owner kept, finished ones included; past it the owner's oldest finished task is evicted. */
   maxTasksPerOwner: number;
-  /** Tasks kept in all. */
+  /** Tasks kept in all; past it the oldest finished task of any owner is evicted. */
   maxTasks: number;
 }
 
@@ -61,6 +66,7 @@ export const DEFAULT_TASK_STORE_LIMITS: TaskStoreLimits = Object.freeze({
   ttlMs: 3_600_000,
   pollIntervalMs: 1_000,
   maxLiveTasksPerOwner: 16,
+  maxLiveTasks: 1_024,
   maxTasksPerOwner: 256,
   maxTasks: 4_096,
 });
@@ -100,18 +106,36 @@ export function isTerminalStatus(status: TaskStatus): boolean {
 
 export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
+  /** The finished subset of `tasks`, in the order they finished: eviction takes the oldest first. */
+  private readonly finished = new Map<string, TaskRecord>();
+  /** Tasks kept per owner (live and finished), and live ones per owner and in all, so a start checks in O(1). */
+  private readonly keptByOwner = new Map<string, number>();
+  private readonly liveByOwner = new Map<string, number>();
+  private liveCount = 0;
   private readonly listeners = new Set<TaskChangeListener>();
   private readonly limits: TaskStoreLimits;
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(limits: Partial<TaskStoreLimits> = {}) {
-    this.limits = { ...DEFAULT_TASK_STORE_LIMITS, ...limits };
+    const merged = { ...DEFAULT_TASK_STORE_LIMITS, ...limits };
+    // Eviction only ever takes finished tasks, so each kept cap must leave room for every live task it covers.
+    this.limits = {
+      ...merged,
+      maxTasksPerOwner: Math.max(merged.maxTasksPerOwner, merged.maxLiveTasksPerOwner),
+      maxTasks: Math.max(merged.maxTasks, merged.maxLiveTasks),
+    };
     this.sweepTimer = setInterval(() => this.sweep(), Math.max(1_000, Math.min(this.limits.ttlMs / 4, 60_000)));
     this.sweepTimer.unref();
   }
 
+  /** Tasks kept, running and finished. */
   get size(): number {
     return this.tasks.size;
+  }
+
+  /** Tasks still working or waiting for input. */
+  get liveSize(): number {
+    return this.liveCount;
   }
 
   /**
@@ -121,6 +145,7 @@ export class TaskStore {
   start(owner: string, work: TaskWork, failure: (error: unknown) => TaskError): StartedTask {
     this.sweep();
     this.assertRoomFor(owner);
+    this.makeRoomFor(owner);
     const nowMs = Date.now();
     const record: TaskRecord = {
       id: randomUUID(),
@@ -133,6 +158,9 @@ export class TaskStore {
       usedKeys: new Set(),
     };
     this.tasks.set(record.id, record);
+    increment(this.keptByOwner, owner, 1);
+    increment(this.liveByOwner, owner, 1);
+    this.liveCount++;
     const control: TaskControl = { signal: record.abort.signal, requestInput: (requests) => this.requestInput(record, requests) };
     const ended = Promise.resolve()
       // Cancelled before it began (a tasks/cancel in the same tick): the work never starts.
@@ -183,7 +211,7 @@ export class TaskStore {
   /** Forgets a finished task at once (a call answered within the immediate-result window never became one). */
   discard(owner: string, taskId: string): void {
     const record = this.find(owner, taskId);
-    if (record && isTerminalStatus(record.status)) this.tasks.delete(taskId);
+    if (record && isTerminalStatus(record.status)) this.forget(record);
   }
 
   /** Hears every status change of every task (the host turns them into notifications/tasks). */
@@ -204,24 +232,43 @@ export class TaskStore {
     this.listeners.clear();
   }
 
+  /** Refuses a new task when its owner, or the server, already runs as many as allowed. */
   private assertRoomFor(owner: string): void {
-    let owned = 0;
-    let live = 0;
-    for (const record of this.tasks.values()) {
-      if (record.owner !== owner) continue;
-      owned++;
-      if (!isTerminalStatus(record.status)) live++;
-    }
-    const { maxLiveTasksPerOwner, maxTasksPerOwner, maxTasks } = this.limits;
+    const live = this.liveByOwner.get(owner) ?? 0;
+    const { maxLiveTasksPerOwner, maxLiveTasks } = this.limits;
     const refusal =
       live >= maxLiveTasksPerOwner
         ? `${live} tasks of this client are still running (at most ${maxLiveTasksPerOwner}); cancel one or wait for one to finish`
-        : owned >= maxTasksPerOwner
-          ? `this client holds ${owned} tasks (at most ${maxTasksPerOwner}, each kept for its ttl of ${this.limits.ttlMs} ms)`
-          : this.tasks.size >= maxTasks
-            ? `the server holds ${this.tasks.size} tasks (at most ${maxTasks})`
-            : undefined;
-    if (refusal) throw new CorralError('MCP_ERR_TASK_LIMIT', `no new task: ${refusal}`, { details: { owner, live, owned } });
+        : this.liveCount >= maxLiveTasks
+          ? `the server is running ${this.liveCount} tasks (at most ${maxLiveTasks}); retry later`
+          : undefined;
+    if (refusal) throw new CorralError('MCP_ERR_TASK_LIMIT', `no new task: ${refusal}`, { details: { owner, live, running: this.liveCount } });
+  }
+
+  /** Evicts the oldest finished tasks (the owner's first) until one more task fits both kept caps. */
+  private makeRoomFor(owner: string): void {
+    if ((this.keptByOwner.get(owner) ?? 0) >= this.limits.maxTasksPerOwner) {
+      for (const record of this.finished.values()) {
+        if (record.owner !== owner) continue;
+        this.forget(record);
+        break;
+      }
+    }
+    while (this.tasks.size >= this.limits.maxTasks) {
+      const oldest = this.finished.values().next();
+      if (oldest.done) return;
+      this.forget(oldest.value);
+    }
+  }
+
+  /** Removes a task from every index (its work, if any, is the caller's to abort). */
+  private forget(record: TaskRecord): void {
+    if (this.tasks.get(record.id) !== record) return;
+    this.tasks.delete(record.id);
+    increment(this.keptByOwner, record.owner, -1);
+    if (this.finished.delete(record.id)) return;
+    increment(this.liveByOwner, record.owner, -1);
+    this.liveCount--;
   }
 
   private find(owner: string, taskId: string): TaskRecord | undefined {
@@ -241,7 +288,7 @@ export class TaskStore {
   private drop(record: TaskRecord, reason: string): void {
     // A running task is cancelled first, so whoever follows it (a status stream) hears that it ended.
     if (!isTerminalStatus(record.status)) this.settle(record, { status: 'cancelled', statusMessage: `dropped: ${reason}` });
-    this.tasks.delete(record.id);
+    this.forget(record);
     record.abort.abort(new CorralError('MCP_ERR_TASK_CANCELLED', `task ${record.id} was dropped: ${reason}`));
   }
 
@@ -285,6 +332,12 @@ export class TaskStore {
       record.statusMessage = outcome.error.message;
     }
     if (outcome.statusMessage) record.statusMessage = outcome.statusMessage;
+    // From now on the task holds no running slot, only its kept result.
+    if (this.tasks.get(record.id) === record) {
+      this.finished.set(record.id, record);
+      increment(this.liveByOwner, record.owner, -1);
+      this.liveCount--;
+    }
     this.change(record, outcome.status);
   }
 
@@ -310,4 +363,11 @@ export class TaskStore {
       ...(record.status === 'failed' && record.error ? { error: record.error } : {}),
     };
   }
+}
+
+/** Adds `delta` to a per-owner count, deleting the key at zero so the map holds only owners with tasks. */
+function increment(counts: Map<string, number>, owner: string, delta: number): void {
+  const next = (counts.get(owner) ?? 0) + delta;
+  if (next > 0) counts.set(owner, next);
+  else counts.delete(owner);
 }

@@ -5,6 +5,7 @@
  */
 import { type JSONRPCMessage, type Transport, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { EDGE_ERROR_CODES, jsonRpcErrorBody } from './json-rpc-errors.js';
+import { exceedsJsonNesting, jsonTooDeepError } from './json-nesting.js';
 
 /** The subset of a `ws` WebSocket this transport uses. */
 export interface MessageSocket {
@@ -77,6 +78,10 @@ export class WebSocketServerTransport implements Transport {
   private receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     if (isBinary) return this.replyError(EDGE_ERROR_CODES.invalidRequest, 'binary frames are not accepted: send JSON-RPC as text');
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    if (exceedsJsonNesting(text)) {
+      const refusal = jsonTooDeepError();
+      return this.replyError(EDGE_ERROR_CODES.invalidRequest, refusal.message, null, { code: refusal.code, ...refusal.details });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -124,8 +129,8 @@ export class WebSocketServerTransport implements Transport {
     });
   }
 
-  private replyError(code: number, message: string, id: string | number | null = null): void {
-    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify(jsonRpcErrorBody(message, code, undefined, id)));
+  private replyError(code: number, message: string, id: string | number | null = null, data?: unknown): void {
+    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify(jsonRpcErrorBody(message, code, data, id)));
   }
 
   private markClosed(): void {

@@ -18,6 +18,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { CorralError } from '../core/errors.js';
+import { ensureHostFolder } from './host-folder.js';
 import type { HarborFileSource, HarborJobInput, HarborTrialInput, HarborTrialWritten } from './harbor-job-input.js';
 import { type HarborJobStatsJson, harborJobStats } from './harbor-job-stats.js';
 import { type HarborTrialResultJson, harborTrialResult, instantString } from './harbor-trial-result.js';
@@ -53,7 +54,8 @@ export async function writeHarborTrial(jobDirectory: string, trial: HarborTrialI
   assertPathSegment(trial.trialName, 'trialName');
   const trialDirectory = join(jobDirectory, trial.trialName);
   const folders = { agent: join(trialDirectory, 'agent'), verifier: join(trialDirectory, 'verifier'), artifacts: join(trialDirectory, 'artifacts') };
-  for (const folder of Object.values(folders)) await mkdir(folder, { recursive: true });
+  // Never through a link: a trial folder holds only what the host put there (collection keeps no links).
+  for (const folder of [trialDirectory, ...Object.values(folders)]) await ensureHostFolder(folder);
   const missingSources: string[] = [];
   const move = trial.moveFiles ?? false;
   for (const [folder, sources] of [

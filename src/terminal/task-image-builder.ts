@@ -9,6 +9,7 @@ import { dockerStatusCode } from '../sandbox/docker/docker-errors.js';
 import { IMAGE_LABEL_BUILDER, IMAGE_LABEL_HASH, IMAGE_LABEL_KIND } from '../sandbox/docker/docker-labels.js';
 import type { BaseImageMap } from './base-image-map.js';
 import { rewriteDockerfileBases } from './dockerfile-from-rewrite.js';
+import { assertNoRemoteSources } from './dockerfile-remote-sources.js';
 import { TASK_IMAGE_BUILDER_VERSION, taskImageHash, taskImageRepository } from './environment-hash.js';
 import type { TerminalTask } from './terminal-task.js';
 
@@ -40,7 +41,8 @@ export interface TaskImageResult {
 /**
  * Builds every task's image with the Docker engine, at most `concurrency` at a time. Each FROM is rewritten
  * through the base-image map, the image is tagged corral-task/<name>:<content hash> and skipped when that
- * tag exists. A task that cannot be built gets status failed with its TASK_ERR_* code and kept log; the
+ * tag exists. A Dockerfile that would fetch from outside its context is refused first (TASK_ERR_REMOTE_SOURCE,
+ * dockerfile-remote-sources.ts). A task that cannot be built gets status failed with its TASK_ERR_* code and kept log; the
  * other tasks go on. Throws only for what no task could survive (none today: daemon errors are per task).
  */
 export async function buildTaskImages(tasks: readonly TerminalTask[], options: TaskImageBuildOptions): Promise<TaskImageResult[]> {
@@ -65,7 +67,9 @@ async function buildOneTaskImage(task: TerminalTask, options: TaskImageBuildOpti
       return { task: task.name, image: environment.dockerImage, status: 'prebuilt', durationMs: elapsed() };
     }
     const context = environment.contextDirectory!;
-    const rewritten = rewriteDockerfileBases(await readFile(join(context, environment.dockerfile!), 'utf8'), options.map);
+    const dockerfile = await readFile(join(context, environment.dockerfile!), 'utf8');
+    assertNoRemoteSources(task.name, dockerfile);
+    const rewritten = rewriteDockerfileBases(dockerfile, options.map);
     const baseIds: string[] = [];
     for (const base of rewritten.bases) {
       const reference = base.mappedTo ?? base.image;

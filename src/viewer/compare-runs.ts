@@ -26,6 +26,8 @@ export interface RunComparison {
   meanDiff: number | null;
   /** Examples ordered by |diff|, largest first; flips before the rest. */
   examples: ExampleComparison[];
+  /** Why the two runs may not be comparable: another environment, other env args, other rollouts per example. */
+  warnings: string[];
 }
 
 const MAX_EXAMPLES = 2_000;
@@ -65,7 +67,32 @@ export function compareRuns(a: RunState, b: RunState): RunComparison {
     lost: examples.filter((example) => example.flip === 'lost').length,
     meanDiff: diffCount ? diffSum / diffCount : null,
     examples: examples.slice(0, MAX_EXAMPLES),
+    warnings: comparabilityWarnings(a.metadata(), b.metadata()),
   };
+}
+
+/** Differences in what the runs ran (from metadata.json), said before the numbers are read side by side. */
+export function comparabilityWarnings(a: Record<string, unknown> | null, b: Record<string, unknown> | null): string[] {
+  if (!a || !b) return [`${a ? 'B' : 'A'} has no readable metadata.json: whether both ran the same environment and env args is unknown`];
+  const warnings: string[] = [];
+  const envA = a.env ?? a.env_id;
+  const envB = b.env ?? b.env_id;
+  if (envA !== envB) warnings.push(`different environments: A ran ${String(envA)}, B ran ${String(envB)}`);
+  const argsA = canonicalJson(a.env_args ?? null);
+  const argsB = canonicalJson(b.env_args ?? null);
+  if (argsA !== argsB) warnings.push(`different env args: A ${argsA}, B ${argsB}`);
+  if (a.rollouts_per_example !== b.rollouts_per_example)
+    warnings.push(`different rollouts per example: A ${String(a.rollouts_per_example)}, B ${String(b.rollouts_per_example)} (pass@k differ in k)`);
+  return warnings;
+}
+
+/** JSON with object keys sorted, so {a, b} and {b, a} compare equal. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1)))
+      : inner,
+  );
 }
 
 function perExample(rows: readonly RolloutRow[]): Map<string, { mean: number | null; solved: boolean }> {

@@ -1,10 +1,12 @@
 /**
  * Byte offsets of every complete line of a JSONL file, built by one streaming pass and extended from where it
  * stopped as the file grows, so a 1 GB results.jsonl is never loaded whole: a line is read back by its offsets.
- * A trailing line without its newline is not indexed until the writer finishes it.
+ * A trailing line without its newline is not indexed until the writer finishes it. The index reads through a
+ * handle its owner opened (openInside), never by path, so it cannot be pointed elsewhere between passes.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+
+const CHUNK_BYTES = 1 << 20;
 
 export class JsonlLineIndex {
   /** starts[i] is where line i begins; ends[i] where its newline is. */
@@ -12,8 +14,6 @@ export class JsonlLineIndex {
   private readonly ends: number[] = [];
   /** Bytes covered by complete lines: the next pass starts reading here. */
   private indexedBytes = 0;
-
-  constructor(private readonly path: string) {}
 
   get lines(): number {
     return this.starts.length;
@@ -23,16 +23,19 @@ export class JsonlLineIndex {
     return this.indexedBytes;
   }
 
-  /** Reads from the indexed end to the file's current end; calls onLine for each new complete line. */
-  async extend(onLine: (text: string, line: number) => void): Promise<void> {
-    const stream = createReadStream(this.path, { start: this.indexedBytes, highWaterMark: 1 << 20 });
+  /** Reads from the indexed end up to `size`; calls onLine for each new complete line. */
+  async extend(handle: FileHandle, size: number, onLine: (text: string, line: number) => void): Promise<void> {
+    const chunk = Buffer.alloc(CHUNK_BYTES);
     let pending: Buffer[] = [];
     let pendingStart = this.indexedBytes;
     let position = this.indexedBytes;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    while (position < size) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, size - position), position);
+      if (bytesRead === 0) break;
+      const view = chunk.subarray(0, bytesRead);
       let from = 0;
-      for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, from)) {
-        const piece = chunk.subarray(from, newline);
+      for (let newline = view.indexOf(0x0a); newline !== -1; newline = view.indexOf(0x0a, from)) {
+        const piece = view.subarray(from, newline);
         const text = (pending.length ? Buffer.concat([...pending, piece]) : piece).toString('utf8');
         pending = [];
         const end = position + newline;
@@ -45,23 +48,19 @@ export class JsonlLineIndex {
         pendingStart = position + from;
         this.indexedBytes = pendingStart;
       }
-      if (from < chunk.length) pending.push(chunk.subarray(from));
-      position += chunk.length;
+      // The chunk buffer is reused: keep a copy of the unfinished tail.
+      if (from < view.length) pending.push(Buffer.from(view.subarray(from)));
+      position += bytesRead;
     }
   }
 
   /** The text of line `line` (0-based), read by its offsets. */
-  async read(line: number): Promise<string | undefined> {
+  async read(handle: FileHandle, line: number): Promise<string | undefined> {
     const start = this.starts[line];
     const end = this.ends[line];
     if (start === undefined || end === undefined) return undefined;
-    const handle = await open(this.path, 'r');
-    try {
-      const buffer = Buffer.alloc(end - start);
-      await handle.read(buffer, 0, buffer.length, start);
-      return buffer.toString('utf8');
-    } finally {
-      await handle.close();
-    }
+    const buffer = Buffer.alloc(end - start);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    return buffer.subarray(0, bytesRead).toString('utf8');
   }
 }

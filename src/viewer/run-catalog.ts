@@ -8,7 +8,7 @@ import { join, relative, sep } from 'node:path';
 import { CorralError } from '../core/errors.js';
 import { runLiveness } from '../cli/eval/run-liveness.js';
 import { RunState } from './run-state.js';
-import { resolveInside } from './safe-path.js';
+import { locateInside, resolveInside } from './safe-path.js';
 
 const MAX_DEPTH = 4;
 const SKIPPED = new Set(['node_modules', '.git', 'atif']);
@@ -28,12 +28,33 @@ export interface RunListEntry {
   pass_at_k: Record<string, number> | null;
   duration_ms: number | null;
   harbor_job: boolean;
+  /** Lines of results.jsonl that are not rollout records (0 for a finished run listed from metadata.json alone). */
+  bad_lines: number;
 }
 
-export class RunCatalog {
-  private readonly states = new Map<string, RunState>();
+export interface RunCatalogOptions {
+  /** Runs held in memory at most (least recently used evicted first). */
+  maxCachedRuns?: number;
+  /** Rough bytes of rows and indexes held at most across runs; the run in use is always kept. */
+  maxCachedBytes?: number;
+}
 
-  constructor(readonly root: string) {}
+const DEFAULT_MAX_RUNS = 32;
+const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+
+export class RunCatalog {
+  /** Keyed by canonical id, in least-recently-used-first order. */
+  private readonly states = new Map<string, RunState>();
+  private readonly maxRuns: number;
+  private readonly maxBytes: number;
+
+  constructor(
+    readonly root: string,
+    options: RunCatalogOptions = {},
+  ) {
+    this.maxRuns = options.maxCachedRuns ?? DEFAULT_MAX_RUNS;
+    this.maxBytes = options.maxCachedBytes ?? DEFAULT_MAX_BYTES;
+  }
 
   runIds(): string[] {
     const found: string[] = [];
@@ -52,17 +73,40 @@ export class RunCatalog {
     return found.sort();
   }
 
-  /** The run with this id; refused when it leaves the folder or is not a run. */
+  /** The canonical id of a run id as a client spelled it ('./a', 'a//', 'a/.' are all 'a'). */
+  canonicalId(id: string): string {
+    return locateInside(this.root, id).relative;
+  }
+
+  /**
+   * The run with this id (any spelling: states are keyed by the canonical one); refused when it leaves the folder,
+   * goes through a symlink or is not a run. Checked on every call, so a folder swapped for a link is refused even
+   * when its state is cached.
+   */
   run(id: string): RunState {
-    const cached = this.states.get(id);
-    if (cached) return cached;
-    const directory = id === '.' ? resolveInside(this.root, '') : resolveInside(this.root, id);
-    const results = lstatSync(join(directory, 'results.jsonl'), { throwIfNoEntry: false });
+    const { path, relative: canonical } = locateInside(this.root, id);
+    const results = lstatSync(join(path, 'results.jsonl'), { throwIfNoEntry: false });
     if (!results) throw new CorralError('VIEW_ERR_NOT_FOUND', `No run ${JSON.stringify(id)}: it holds no results.jsonl`);
     if (!results.isFile()) throw new CorralError('VIEW_ERR_OUTSIDE_ROOT', `Run ${JSON.stringify(id)}: results.jsonl is not a regular file; refused`);
-    const state = new RunState(directory);
-    this.states.set(id, state);
+    const state = this.states.get(canonical) ?? new RunState(this.root, canonical);
+    this.states.delete(canonical);
+    this.states.set(canonical, state);
+    this.evict();
     return state;
+  }
+
+  /** Canonical ids of the runs held in memory, least recently used first. */
+  cachedRunIds(): string[] {
+    return [...this.states.keys()];
+  }
+
+  private evict(): void {
+    let bytes = [...this.states.values()].reduce((sum, state) => sum + state.approximateBytes, 0);
+    for (const [id, state] of this.states) {
+      if (this.states.size <= 1 || (this.states.size <= this.maxRuns && bytes <= this.maxBytes)) return;
+      this.states.delete(id);
+      bytes -= state.approximateBytes;
+    }
   }
 
   async list(): Promise<RunListEntry[]> {
@@ -79,7 +123,7 @@ export class RunCatalog {
 
   async entry(id: string): Promise<RunListEntry> {
     const state = this.run(id);
-    const metadata = state.metadata() ?? {};
+    const metadata = (await state.loadMetadata()) ?? {};
     const status = runStatus(metadata);
     // A finished run's metadata.json holds its summary; a running one is counted from its rows.
     const finished = status !== 'running' && typeof metadata.rollouts === 'number';
@@ -92,7 +136,7 @@ export class RunCatalog {
       passAtK = summary.passAtK;
     }
     return {
-      id,
+      id: state.id,
       env: stringOrNull(metadata.env ?? metadata.env_id),
       agent: stringOrNull(metadata.agent),
       model: stringOrNull(metadata.model),
@@ -101,7 +145,8 @@ export class RunCatalog {
       ...counts,
       pass_at_k: passAtK,
       duration_ms: numberOrNull(metadata.time_ms),
-      harbor_job: lstatSync(join(state.directory, 'result.json'), { throwIfNoEntry: false })?.isFile() === true,
+      harbor_job: isRegularFileInside(this.root, state.pathOf('result.json')),
+      bad_lines: state.badLines.count,
     };
   }
 }
@@ -116,6 +161,14 @@ export function runStatus(metadata: Record<string, unknown>): RunStatus {
       return metadata.status;
     default:
       return 'interrupted';
+  }
+}
+
+function isRegularFileInside(root: string, relativePath: string): boolean {
+  try {
+    return lstatSync(resolveInside(root, relativePath)).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -10,7 +10,7 @@ import { type RolloutRow, rowAsRecord } from './rollout-row.js';
 export interface Histogram {
   min: number;
   max: number;
-  /** Bin i covers [min + i*width, min + (i+1)*width); the last bin includes max. */
+  /** Bin i covers [min + i*width, min + (i+1)*width); the last bin includes max. One bin when every value is min. */
   counts: number[];
 }
 
@@ -29,9 +29,15 @@ export interface RunStatistics {
 
 const BINS = 20;
 
+/**
+ * Metrics the viewer already shows as its own columns and cards: a terminal verifier's `reward` (the reward itself)
+ * and the `turns` / `tool_calls` counts some rubrics record at weight 0. Shown once, not twice.
+ */
+export const SHOWN_ELSEWHERE = new Set(['reward', 'turns', 'tool_calls']);
+
 export function runStatistics(rows: readonly RolloutRow[], rolloutsPerExample: number): RunStatistics {
   const scored = rows.filter((row) => row.reward !== null && !row.error);
-  const metricNames = new Set(scored.flatMap((row) => Object.keys(row.metrics)));
+  const metricNames = new Set(scored.flatMap((row) => Object.keys(row.metrics)).filter((name) => !SHOWN_ELSEWHERE.has(name)));
   const errorsByBoundary: Record<string, number> = {};
   const errorExamples: RunStatistics['errorExamples'] = {};
   for (const row of rows) {
@@ -67,10 +73,11 @@ export function histogram(values: readonly number[]): Histogram | null {
     if (value < min) min = value;
     if (value > max) max = value;
   }
+  if (min === max) return { min, max, counts: [values.length] };
   const counts = new Array<number>(BINS).fill(0);
   const width = (max - min) / BINS;
   for (const value of values) {
-    const bin = width === 0 ? 0 : Math.min(BINS - 1, Math.floor((value - min) / width));
+    const bin = Math.min(BINS - 1, Math.floor((value - min) / width));
     counts[bin]!++;
   }
   return { min, max, counts };

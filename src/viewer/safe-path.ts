@@ -7,22 +7,30 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { CorralError } from '../core/errors.js';
 
+export interface InsidePath {
+  /** Absolute, under the folder's real path. */
+  path: string;
+  /** The canonical relative spelling ('a/b', '.' for the folder itself): one per file, whatever alias was given. */
+  relative: string;
+  realRoot: string;
+}
+
 export function resolveInside(root: string, relativePath: string): string {
+  return locateInside(root, relativePath).path;
+}
+
+export function locateInside(root: string, relativePath: string): InsidePath {
   if (relativePath.includes('\0') || isAbsolute(relativePath) || relativePath.split(/[\\/]/).includes('..')) {
     throw new CorralError('VIEW_ERR_OUTSIDE_ROOT', `Path ${JSON.stringify(relativePath)} leaves the viewer's folder`);
   }
-  let realRoot: string;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    throw new CorralError('VIEW_ERR_NOT_FOUND', `The viewer's folder ${root} does not exist`);
-  }
+  const realRoot = realRootOf(root);
   const target = normalize(join(realRoot, relativePath));
   const rel = relative(realRoot, target);
   if (rel.startsWith('..') || isAbsolute(rel))
     throw new CorralError('VIEW_ERR_OUTSIDE_ROOT', `Path ${JSON.stringify(relativePath)} leaves the viewer's folder`);
+  const parts = rel.split(sep).filter(Boolean);
   let current = realRoot;
-  for (const part of rel.split(sep).filter(Boolean)) {
+  for (const part of parts) {
     current = join(current, part);
     let stats;
     try {
@@ -32,5 +40,18 @@ export function resolveInside(root: string, relativePath: string): string {
     }
     if (stats.isSymbolicLink()) throw new CorralError('VIEW_ERR_OUTSIDE_ROOT', `Path ${JSON.stringify(relativePath)} goes through a symlink; refused`);
   }
-  return current;
+  return { path: current, relative: parts.join('/') || '.', realRoot };
+}
+
+export function realRootOf(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    throw new CorralError('VIEW_ERR_NOT_FOUND', `The viewer's folder ${root} does not exist`);
+  }
+}
+
+/** True when `path` (a real path, no links) is the folder or lies under it. */
+export function isUnder(realRoot: string, path: string): boolean {
+  return path === realRoot || path.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`);
 }

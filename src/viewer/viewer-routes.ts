@@ -21,7 +21,7 @@ export interface ViewerOptions {
   tailIntervalMs?: number;
 }
 
-const STATUS_BY_CODE: Record<string, number> = { VIEW_ERR_NOT_FOUND: 404, VIEW_ERR_OUTSIDE_ROOT: 403, VIEW_ERR_BAD_QUERY: 400 };
+const STATUS_BY_CODE: Record<string, number> = { VIEW_ERR_NOT_FOUND: 404, VIEW_ERR_OUTSIDE_ROOT: 403, VIEW_ERR_BAD_QUERY: 400, VIEW_ERR_BAD_RECORD: 422 };
 
 const runQuery = z.object({ run: z.string().min(1).max(1000) });
 const rolloutQuery = runQuery.extend({ line: z.coerce.number().int().min(0) });
@@ -58,14 +58,14 @@ export async function viewerRoutes(app: FastifyInstance, options: ViewerOptions)
     const { run } = parseQuery(runQuery, request.query);
     const state = catalog.run(run);
     await state.refresh();
-    return { id: run, entry: await catalog.entry(run), metadata: state.metadata(), statistics: state.stats() };
+    return { id: state.id, entry: await catalog.entry(run), metadata: state.metadata(), statistics: state.stats(), bad_lines: state.badLines };
   });
 
   app.get('/api/rollouts', async (request) => {
     const query = parseQuery(rolloutsQuerySchema, request.query);
     const state = catalog.run(query.run);
     await state.refresh();
-    return rolloutsPage(state, query);
+    return { ...rolloutsPage(state, query), bad_lines: state.badLines.count };
   });
 
   app.get('/api/rollout', async (request) => {
@@ -74,21 +74,21 @@ export async function viewerRoutes(app: FastifyInstance, options: ViewerOptions)
     await state.refresh();
     const record = await state.record(line);
     if (!record) throw new CorralError('VIEW_ERR_NOT_FOUND', `Run ${run} has no rollout at line ${line}`);
-    const files = rolloutFiles(state.directory, record);
+    const files = rolloutFiles(state, record);
     return {
       line,
-      lines: state.rows.length,
+      lines: state.lineCount,
       record,
       files,
-      texts: inlineTrialTexts(state.directory, files),
-      session_log: sessionLogOf(state.directory, record),
+      texts: await inlineTrialTexts(state, files),
+      session_log: await sessionLogOf(state, record),
     };
   });
 
   app.get('/api/file', async (request) => {
     const { run, path } = parseQuery(fileQuery, request.query);
     const state = catalog.run(run);
-    return { path, ...readRunFile(state.directory, path) };
+    return { path, ...(await readRunFile(state, path)) };
   });
 
   app.get('/api/compare', async (request) => {

@@ -4,6 +4,7 @@
  * principals are unaffected, and closing what was held frees the quota.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { principalFromBearerToken } from '../../src/http/principal.js';
 import type { RolloutService } from '../../src/http/rollouts-contract.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { callTool, connectHttp } from '../helpers/mcp-clients.js';
@@ -41,7 +42,8 @@ describe.skipIf(!processBackend)('server limits: per-principal quotas', () => {
   beforeAll(async () => {
     server = await startLimitsServer(
       { maxSessionsPerPrincipal: 2, maxHandlesPerPrincipal: 2, maxRolloutRequestsPerPrincipal: 1, maxLeasedSandboxesPerPrincipal: 1 },
-      { rollouts: endlessRollouts },
+      // Principals by bearer value, as a token-checking server has them: the quotas, not principal derivation, are under test here.
+      { rollouts: endlessRollouts, resolvePrincipal: principalFromBearerToken },
     );
   });
   afterAll(async () => server?.close());

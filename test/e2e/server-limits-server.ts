@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ServerConfig } from '../../src/http/request-guards.js';
 import { buildServer } from '../../src/http/build-server.js';
+import type { PrincipalResolver } from '../../src/http/principal.js';
 import type { RolloutService } from '../../src/http/rollouts-contract.js';
 import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
@@ -22,7 +23,10 @@ export interface LimitsServer {
   close(): Promise<void>;
 }
 
-export async function startLimitsServer(server: Partial<ServerConfig>, options: { rollouts?: RolloutService } = {}): Promise<LimitsServer> {
+export async function startLimitsServer(
+  server: Partial<ServerConfig>,
+  options: { rollouts?: RolloutService; resolvePrincipal?: PrincipalResolver } = {},
+): Promise<LimitsServer> {
   const base = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: 'process' } });
   const config = { ...base, server: { ...base.server, ...server } };
   const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
@@ -31,6 +35,7 @@ export async function startLimitsServer(server: Partial<ServerConfig>, options: 
     sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
     pool,
     ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+    ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),
   });
   const serverSockets: Socket[] = [];
   app.server.on('connection', (socket: Socket) => serverSockets.push(socket));

@@ -3,7 +3,7 @@
  * /view/api route needs it, Host is checked as for /mcp, and the page in Chromium reaches the API with the token
  * taken from its #token= fragment.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'viewer-test-token';
 const haveChromium = gate('headless Chromium', existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (scripts/setup.sh installs Debian's chromium)`);
 const root = mkdtempSync(join(tmpdir(), 'corral-viewer-serve-'));
+const outside = mkdtempSync(join(tmpdir(), 'corral-viewer-serve-outside-'));
 const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 30_000 });
 let app: FastifyInstance;
 let base = '';
@@ -39,6 +40,11 @@ const statusOf = (path: string, headers: Record<string, string> = {}) =>
 
 beforeAll(async () => {
   writeSyntheticRun(join(root, 'synthetic--scripted-model', 'run'), { rollouts: 30 });
+  // A run whose metadata.json is a link to a JSON file outside the folder: never read.
+  writeSyntheticRun(join(root, 'linked--meta', 'run'), { rollouts: 2 });
+  writeFileSync(join(outside, 'secret.json'), JSON.stringify({ env: 'outside-secret', api_key: 'outside-secret' }));
+  rmSync(join(root, 'linked--meta', 'run', 'metadata.json'));
+  symlinkSync(join(outside, 'secret.json'), join(root, 'linked--meta', 'run', 'metadata.json'));
   const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: 'process', token: TOKEN } });
   app = buildServer(config, {
     environments: buildToolCatalog({ wiki: smallWikiIndex() }),
@@ -53,6 +59,7 @@ afterAll(async () => {
   await app.close();
   await pool.close();
   rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
 });
 
 describe('the viewer mounted at /view on corral serve', () => {
@@ -68,6 +75,15 @@ describe('the viewer mounted at /view on corral serve', () => {
         authorization: `Bearer ${TOKEN}`,
       }),
     ).toBe(403);
+  });
+
+  it('never reads a metadata.json that is a symlink out of the folder', async () => {
+    const authorization = { authorization: `Bearer ${TOKEN}` };
+    for (const path of ['/view/api/runs', `/view/api/run?run=${encodeURIComponent('linked--meta/run')}`]) {
+      const response = await fetch(`${base}${path}`, { headers: authorization });
+      expect(response.status).toBe(200);
+      expect(await response.text()).not.toContain('outside-secret');
+    }
   });
 
   it('checks Host on the page as on every route', async () => {

@@ -25,6 +25,13 @@ export function ComparePage({ a, b }) {
     </tr>`;
   return html`<section>
     <h1>Compare</h1>
+    ${
+      comparison.warnings?.length
+        ? html`<div class="warning-box" data-testid="compare-warnings">
+            ${comparison.warnings.map((warning) => html`<div class="message">${warning}</div>`)}
+          </div>`
+        : ''
+    }
     <table class="grid" data-testid="compare-summary">
       <thead>
         <tr>

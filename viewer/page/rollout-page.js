@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api.js';
-import { count, fixed, ms, rolloutHref, runHref } from './format.js';
+import { SHOWN_ELSEWHERE, count, fixed, ms, num, rolloutHref, runHref } from './format.js';
 import { html } from './html.js';
 
 export function RolloutPage({ run, line }) {
@@ -35,7 +35,9 @@ export function RolloutPage({ run, line }) {
     <h1 data-testid="rollout-title">${record.example_id} <span class="muted">#${record.rollout_index}</span></h1>
     <div class="cards">
       <div class="card"><b data-testid="rollout-reward">${fixed(record.reward, 4)}</b>reward</div>
-      ${Object.entries(record.metrics ?? {}).map(([name, value]) => html`<div class="card"><b data-metric=${name}>${fixed(value, 4)}</b>${name}</div>`)}
+      ${Object.entries(record.metrics ?? {})
+        .filter(([name]) => !SHOWN_ELSEWHERE.has(name))
+        .map(([name, value]) => html`<div class="card"><b data-metric=${name}>${num(value, 4)}</b>${name}</div>`)}
       <div class="card"><b data-testid="rollout-turns">${record.turns}</b>turns</div>
       <div class="card">
         <b>${ms(record.timing?.total_ms)}</b>total (${ms(record.timing?.generation_ms)} generation, ${ms(record.timing?.scoring_ms)} scoring)
@@ -76,7 +78,7 @@ export function RolloutPage({ run, line }) {
       record.final_answer !== null && record.final_answer !== undefined
         ? html`<h2>Final answer</h2>
             <pre class="answer" data-testid="final-answer">${record.final_answer}</pre>
-            <p class="muted">gold: ${JSON.stringify(record.answer)}</p>`
+            <${GoldAnswers} record=${record} />`
         : ''
     }
     ${
@@ -132,7 +134,7 @@ function Message({ message, turn, turnMs, tokens, toolResults, toolTimings, tool
         ${
           result
             ? html`<div class="role">result${timing?.isError ? ' (error)' : ''}</div>
-                <pre class="result">${result.content}</pre>`
+                <${ToolResult} content=${result.content} />`
             : ''
         }
         ${failure ? html`<div class="error-box">${failure.code}: ${failure.message}</div>` : ''}
@@ -143,6 +145,30 @@ function Message({ message, turn, turnMs, tokens, toolResults, toolTimings, tool
 
 /** Records before the snake_case rename spelled the token fields in camelCase; old runs still show their logprobs. */
 const logprobsOf = (tokens) => tokens?.completion_logprobs ?? tokens?.completionLogprobs;
+
+// Every accepted answer: the dataset's list (info.answers, as wiki-search keeps them) or the answer itself.
+function GoldAnswers({ record }) {
+  const listed = Array.isArray(record.info?.answers) ? record.info.answers : Array.isArray(record.answer) ? record.answer : [record.answer];
+  const answers = [...new Set(listed.map((answer) => (typeof answer === 'string' ? answer : JSON.stringify(answer))))];
+  return html`<div class="muted" data-testid="gold-answers">
+    gold${answers.length > 1 ? ` (${answers.length} accepted)` : ''}:
+    ${answers.map((answer) => html`<span class="gold">${answer}</span>`)}
+  </div>`;
+}
+
+const LONG_RESULT_CHARS = 1500;
+const LONG_RESULT_LINES = 25;
+
+// A long tool result (a whole page, a long listing) is folded to its head; the full text is a click away.
+function ToolResult({ content }) {
+  const text = typeof content === 'string' ? content : JSON.stringify(content, null, 2);
+  const lines = text.split('\n').length;
+  if (text.length <= LONG_RESULT_CHARS && lines <= LONG_RESULT_LINES) return html`<pre class="result">${text}</pre>`;
+  return html`<details class="long-result" data-testid="long-result">
+    <summary><span class="muted">${`${count(text.length)} characters, ${count(lines)} lines: `}</span>${text.slice(0, 160)}…</summary>
+    <pre class="result">${text}</pre>
+  </details>`;
+}
 
 /** One cell per completion token, redder the less likely; hover shows the token id and its logprob. */
 function LogprobStrip({ tokens }) {

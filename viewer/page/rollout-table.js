@@ -2,7 +2,7 @@
 // server over its in-memory rows), so 100,000 rollouts cost the browser 50 rows.
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api.js';
-import { fixed, ms, rolloutHref } from './format.js';
+import { fixed, ms, num, rolloutHref } from './format.js';
 import { html } from './html.js';
 
 const PAGE = 50;
@@ -68,7 +68,7 @@ export function RolloutTable({ run, metrics, version, errorCodes }) {
               <td><a href=${rolloutHref(run, row.line)}>${row.example_id}</a></td>
               <td class="num">${row.rollout_index}</td>
               <td class="num" data-field="reward">${fixed(row.reward)}</td>
-              ${metrics.map((name) => html`<td class="num">${fixed(row.metrics[name])}</td>`)}
+              ${metrics.map((name) => html`<td class="num">${num(row.metrics[name])}</td>`)}
               <td class="num">${row.turns}</td>
               <td class="num">${row.tool_calls}</td>
               <td>${row.error ? html`<span class="error-code" title=${row.error.message}>${row.error.code}</span>` : ''}</td>

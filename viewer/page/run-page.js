@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, subscribe } from './api.js';
 import { HistogramChart } from './chart.js';
-import { count, fixed, ms } from './format.js';
+import { count, fixed, ms, num } from './format.js';
 import { html } from './html.js';
 import { RolloutTable } from './rollout-table.js';
 
@@ -16,12 +16,20 @@ export function RunPage({ run }) {
   useEffect(() => subscribe('events', { run }, (event) => event === 'rollouts' && setVersion((value) => value + 1)), [run]);
   if (error) return html`<p class="error">${error}</p>`;
   if (!data) return html`<p class="muted">loading ${run}…</p>`;
-  const { entry, metadata, statistics } = data;
+  const { entry, metadata, statistics, bad_lines: badLines } = data;
   const summary = statistics.summary;
   const metricNames = Object.keys(statistics.metricHistograms);
   return html`<section>
     <h1>${run} <span class=${`status status-${entry.status}`} data-testid="run-status">${entry.status}</span></h1>
     <p class="muted">${[entry.env, entry.agent, entry.model, entry.started_at, metadata?.rollouts_per_example ? `r = ${metadata.rollouts_per_example}` : null].filter(Boolean).join(' · ')}</p>
+    ${
+      badLines?.count > 0
+        ? html`<div class="warning-box" data-testid="bad-lines">
+            ${`${count(badLines.count)} line${badLines.count === 1 ? '' : 's'} of results.jsonl ${badLines.count === 1 ? 'is' : 'are'} not a rollout record and ${badLines.count === 1 ? 'is' : 'are'} left out: `}
+            ${badLines.examples.map((bad) => html`<div class="message">line ${bad.line}: ${bad.reason}</div>`)}
+          </div>`
+        : ''
+    }
     <div class="cards">
       <div class="card"><b data-testid="run-rollouts">${count(summary.rollouts)}</b>rollouts</div>
       <div class="card"><b data-testid="run-errored">${count(summary.errored)}</b>errored</div>
@@ -35,7 +43,7 @@ export function RunPage({ run }) {
             : ''
         }
       </div>
-      <div class="card"><b>${fixed(statistics.turns.mean, 2)}</b>turns (mean; max ${statistics.turns.max})</div>
+      <div class="card"><b data-testid="run-turns">${num(statistics.turns.mean, 2)}</b>turns (mean; max ${statistics.turns.max})</div>
       <div class="card"><b>${count(statistics.toolCalls.total)}</b>tool calls</div>
     </div>
     <div class="charts">

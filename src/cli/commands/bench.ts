@@ -20,7 +20,8 @@ const NEEDS_CHECKOUT = 'benchmarks run from a corral checkout (git clone, npm ci
 export function registerBenchCommand(program: Command): void {
   program
     .command('bench')
-    .description('run a benchmark (from a checkout): sandbox | mcp | search | runner [--json]')
+    // The names benchmarks/bench-command.ts registers (test/e2e/cli-help-and-messages.test.ts keeps the two in step).
+    .description('run a benchmark (from a checkout): sandbox | mcp | search | runner | terminal | agents | environments | view | queue [--json]')
     .argument('[arguments...]', 'the benchmark and its options; `corral bench --help` lists them in a checkout')
     .allowUnknownOption()
     .helpOption(false)

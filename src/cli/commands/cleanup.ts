@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { isOwnerAlive } from '../../core/owner.js';
+import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
 import { loadProvider } from '../../sandbox/registry.js';
+import { removeStaleCommittedImages } from '../../terminal/trial/trial-reaper.js';
 import { BACKEND_NAMES } from '../../sandbox/spec.js';
 
 /** `corral cleanup`: removes every corral-labelled sandbox whose owner is gone (or all of them with --all). */
@@ -23,5 +25,13 @@ export function registerCleanupCommand(program: Command): void {
         }
       }
       process.stdout.write(`removed ${total} sandbox(es)\n`);
+      // Images committed for terminal trials' verifiers carry the same owner and expiry labels.
+      const { docker, close } = openDockerConnection();
+      try {
+        const images = await removeStaleCommittedImages(docker, { ownerAlive: isOwnerAlive, all: options.all === true }).catch(() => null);
+        if (images !== null) process.stdout.write(`docker: removed ${images} committed trial image(s)\n`);
+      } finally {
+        close();
+      }
     });
 }

@@ -33,11 +33,11 @@ export function registerEvalCommand(program: Command): void {
     .exitOverride()
     .argument(
       '[env]',
-      'a built-in environment (wiki-search, python-code) or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
+      'a built-in environment (wiki-search, python-code, terminal with --tasks), an installed environment package (`corral env install`), or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
     )
     .option(
       '--agent <name>',
-      "openai | baseline | oracle | empty | an agent the environment module exports (default: openai with --model, else the environment's built-in agent)",
+      `openai | baseline | oracle | empty | a CLI coding agent run in a sandbox (${CLI_AGENT_NAMES.join(' | ')}; needs --model and --base-url) | an agent the environment module exports (default: openai with --model, else the environment's built-in agent)`,
     )
     .option('-m, --model <name>', 'model name for the openai agent (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (or set OPENAI_BASE_URL)')

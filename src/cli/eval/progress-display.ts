@@ -1,7 +1,9 @@
 /**
  * Progress on stderr. On a terminal: the cli-progress bar (a well-kept library for exactly this) with rate,
  * errors, mean reward and ETA. Elsewhere (nohup, Slurm, CI logs): one plain line every `intervalS` seconds, so
- * a log shows a run moving, and a last line when it ends.
+ * a log shows a run moving, and a last line when it ends. The lines are due by the clock, checked on every update
+ * as well as by a timer: an in-process agent whose rollouts chain promise to promise (the wiki baseline) can keep
+ * timers from firing for the whole run, yet still reports each finished rollout.
  */
 import { SingleBar } from 'cli-progress';
 import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
@@ -39,7 +41,9 @@ function terminalBar(total: number): ProgressDisplay {
 function periodicLines(total: number, intervalS: number, write: (line: string) => void): ProgressDisplay {
   const startedAt = performance.now();
   let latest: EvaluationProgress = { done: 0, total, errored: 0, rewardSum: 0, scored: 0 };
+  let lastLineAt = startedAt;
   const line = () => {
+    lastLineAt = performance.now();
     const perSecond = rate(latest, startedAt);
     const remaining = total - latest.done;
     const eta = latest.done === 0 ? '?' : formatSeconds(remaining / Math.max(perSecond, 1e-9));
@@ -53,6 +57,7 @@ function periodicLines(total: number, intervalS: number, write: (line: string) =
   return {
     update(progress) {
       latest = progress;
+      if (performance.now() - lastLineAt >= intervalS * 1000 && progress.done < total) line();
     },
     stop() {
       clearInterval(timer);

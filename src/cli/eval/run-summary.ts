@@ -79,7 +79,10 @@ export function formatSummary(summary: RunSummary, directory: string): string {
     ['errored', String(summary.errored)],
     ['truncated', String(summary.truncated)],
     ['mean reward', summary.avg_reward === null ? '-' : summary.avg_reward.toFixed(4)],
-    ...Object.entries(summary.metrics).map(([name, value]): [string, string] => [`mean ${name}`, value.toFixed(4)]),
+    // A metric named reward (a terminal verifier's) is the reward itself: printed once, above.
+    ...Object.entries(summary.metrics)
+      .filter(([name]) => name !== 'reward')
+      .map(([name, value]): [string, string] => [`mean ${name}`, formatMean(value)]),
     ...Object.entries(summary.passAtK ?? {}).map(([k, value]): [string, string] => [`pass@${k}`, value.toFixed(4)]),
     ...(usage
       ? [['tokens', `${usage.prompt_tokens} prompt (${usage.cached_tokens ?? '?'} cached), ${usage.completion_tokens} completion`] as [string, string]]
@@ -93,6 +96,9 @@ export function formatSummary(summary: RunSummary, directory: string): string {
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
 }
+
+/** Four decimals, except a whole number (a count such as turns), which is printed as one: 9, not 9.0000. */
+export const formatMean = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(4));
 
 const oneLine = (text: string) => {
   const flat = text.replace(/\s+/g, ' ').trim();

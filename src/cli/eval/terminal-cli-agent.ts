@@ -121,7 +121,9 @@ async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, c
     const calls = [...rollout.calls];
     const conversation = cliConversation(calls);
     const failed = calls.find((call) => call.error !== null);
+    const modelFailure = cliModelFailure(agent.name, exit.exitCode, calls);
     return {
+      ...(modelFailure ? { failure: modelFailure } : {}),
       exitCode: exit.exitCode,
       summary:
         exit.exitCode === 0
@@ -143,6 +145,21 @@ async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, c
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
+}
+
+/**
+ * The CLI could not work because its model did not answer: it exited non-zero after a failed last call, or no call
+ * succeeded at all. The trial is then errored with the upstream's code, not verified as the CLI's attempt.
+ */
+function cliModelFailure(
+  agentName: string,
+  exitCode: number | null,
+  calls: readonly { index: number; error: { code: string; message: string } | null }[],
+): { code: string; message: string } | undefined {
+  const last = calls.at(-1);
+  if (!last?.error) return undefined;
+  if (exitCode === 0 && calls.some((call) => call.error === null)) return undefined;
+  return { code: last.error.code, message: `${agentName}: model call ${last.index} failed: ${last.error.message}` };
 }
 
 /** Every call's usage summed (CLIs resend the conversation, so prompt tokens add up per call, as billed). */

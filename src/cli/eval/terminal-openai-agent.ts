@@ -26,6 +26,7 @@ export function terminalOpenAIAgent(model: OpenAIAgent, options: { maxTurns?: nu
       const tools = inProcessToolSessions(toolsForToolsets(['shell', 'files']), trialSandboxSource(context.session, context.deadlineMs));
       const session = await tools.open({ abortSignal: context.abortSignal });
       const recorder = new TrajectoryRecorder();
+      let failure: { code: string; message: string } | undefined;
       try {
         await model.run({
           example: { id: context.task.name, prompt: context.instruction },
@@ -36,15 +37,30 @@ export function terminalOpenAIAgent(model: OpenAIAgent, options: { maxTurns?: nu
           abortSignal: context.abortSignal,
           rolloutIndex: context.rolloutIndex,
         });
+      } catch (error) {
+        // The phase's deadline or a cancel: the trial runner decides (a timed-out agent is still verified).
+        if (context.abortSignal.aborted) throw error;
+        // The model endpoint failed: the trial is errored, with what the model did so far on the record.
+        failure = CorralError.isInstance(error)
+          ? { code: error.code, message: error.message }
+          : { code: 'RUNNER_ERR_UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
       } finally {
         await session.close().catch(() => undefined);
       }
-      const trajectory = recorder.finish(recorder.failure ? 'errored' : 'answered');
-      if (trajectory.failure) throw new CorralError('RUNNER_ERR_UNEXPECTED', trajectory.failure.message, { details: { ...trajectory.failure } });
+      const trajectory = recorder.finish(failure || recorder.failure ? 'errored' : 'answered');
+      failure ??= trajectory.failure ? { code: trajectory.failure.code, message: trajectory.failure.message } : undefined;
       return {
         exitCode: null,
         summary: trajectory.answer ?? '',
-        details: { completion: trajectory.completion, turns: trajectory.turns, usage: trajectory.usage ?? null, tool_calls: trajectory.toolCalls },
+        details: {
+          completion: trajectory.completion,
+          turns: trajectory.turns,
+          usage: trajectory.usage ?? null,
+          tool_calls: trajectory.toolCalls,
+          // Token ids and logprobs of every model turn, as the server returned them (never re-tokenised).
+          tokens: trajectory.tokens,
+        },
+        ...(failure ? { failure } : {}),
       };
     },
   };

@@ -5,7 +5,7 @@
  * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
@@ -15,8 +15,10 @@ import { type EvaluationProgress, countRecord } from '../../runner/scheduler/run
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
+import { loadProvider } from '../../sandbox/registry.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
+import { ensureHostFolder } from '../../terminal/host-folder.js';
 import { harborTrialName, writeHarborJobLayout, writeHarborTrial } from '../../terminal/harbor-job-layout.js';
 import { buildTaskImages } from '../../terminal/task-image-builder.js';
 import type { TerminalTask } from '../../terminal/terminal-task.js';
@@ -25,6 +27,8 @@ import { oracleAgent } from '../../terminal/trial/oracle-agent.js';
 import { runTrial } from '../../terminal/trial/run-trial.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
+import { reapTrialLeftovers } from '../../terminal/trial/trial-reaper.js';
+import { isOwnerAlive } from '../../core/owner.js';
 import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
 import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -36,12 +40,14 @@ import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
 import { maxErrorsLimit, parseSamplingArgs } from './eval-options.js';
+import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { thisWriter } from './run-liveness.js';
 import { harborTrialInput } from './terminal-harbor-trial.js';
 import { TERMINAL_ENVIRONMENT, trialRecord } from './terminal-record.js';
+import { removeUnrecordedTrialFolders } from './terminal-trial-folders.js';
 import { terminalOpenAIAgent } from './terminal-openai-agent.js';
 
 export const TERMINAL_AGENTS = ['oracle', 'nop', 'openai', ...CLI_AGENT_NAMES] as const;
@@ -85,9 +91,20 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   const numExamples = command.num_examples;
   const tasks = numExamples < 0 ? dataset.tasks : dataset.tasks.slice(0, numExamples);
   if (tasks.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${settings.tasks}: no task loads (errors above)`);
+  // Refused here (exit 2, nothing written), as for every environment, rather than every trial errored.
+  await requireDockerDaemon();
+  if (options.preflight && usesModel(command.agent) && command.model && command.base_url)
+    await probeModelEndpoint({ baseURL: command.base_url, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY', model: command.model }, log);
   const { agent, proxy } = await trialAgentFor(command, options, log);
   const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
+  // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
+  const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
+    log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
+    return { containers: 0, images: 0 };
+  });
+  if (reaped.containers + reaped.images > 0)
+    log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
   const policy = { forbidEgress: settings.forbid_egress };
   const rolloutsPerExample = command.rollouts_per_example;
   const startedAt = Date.now();
@@ -141,6 +158,8 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     });
   try {
     heartbeat();
+    const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
+    if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
     log(`terminal: building ${tasks.length} task images (cached when unchanged)`);
     const images = await buildTaskImages(tasks, {
@@ -250,7 +269,11 @@ async function runOneTrial(
       abortSignal: run.abortSignal,
     });
   } catch (error) {
-    if (CorralError.hasCode(error, 'ERR_ABORTED')) return undefined; // not written: --resume redoes it
+    if (CorralError.hasCode(error, 'ERR_ABORTED')) {
+      // Not recorded: --resume redoes it in a new folder, so this half-written one goes.
+      await rm(join(run.directory, trialName), { recursive: true, force: true });
+      return undefined;
+    }
     throw error;
   }
   const modelName = usesModel(run.agent.name) ? run.agent.model : null;
@@ -268,8 +291,22 @@ async function writeTrialTrajectory(record: ResultRecord, details: Record<string
   const cli = details['cli'] as { name: string; version: string } | undefined;
   if (!cli) return;
   const json = cliTrajectoryJson(record, { ...cli, model }, Number(details['model_calls'] ?? 0));
-  await mkdir(agentDirectory, { recursive: true });
+  await ensureHostFolder(agentDirectory);
   await writeCliTrajectory(agentDirectory, json);
+}
+
+/** Trials run only in Docker: a daemon that does not answer refuses the run before it starts. */
+async function requireDockerDaemon(): Promise<void> {
+  const provider = await loadProvider('docker');
+  try {
+    const availability = await provider.available();
+    if (!availability.ok)
+      throw new CorralError('SBX_ERR_UNAVAILABLE', `corral eval terminal runs its trials in Docker: ${availability.reason}`, {
+        details: { ...availability.detail },
+      });
+  } finally {
+    await provider.close();
+  }
 }
 
 const usesModel = (agentName: string) => agentName === 'openai' || CLI_AGENT_NAMES.includes(agentName);

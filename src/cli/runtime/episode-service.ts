@@ -43,6 +43,8 @@ interface OpenEpisode extends StoredEpisode {
   /** The episode's MCP endpoint, made on its first request (most trainers call tools with plain JSON). */
   mcp: McpHttpHandler | undefined;
   scored: boolean;
+  /** Set when release begins, so a call still running on the episode's sandbox learns why it failed. */
+  released: boolean;
 }
 
 export function createEpisodeService(options: EpisodeServiceOptions): EpisodeService {
@@ -83,6 +85,7 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
         principal,
         rollout,
         scored: false,
+        released: false,
         description: {
           id,
           env: environment.name,
@@ -93,6 +96,7 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
         mcp: undefined,
         idleFor: (idleMs) => rollout.sandboxes.idleFor(idleMs),
         dispose: async () => {
+          episode.released = true;
           await episode.mcp?.close().catch(() => undefined);
           const failure = await rollout.close();
           if (failure) options.log?.({ err: failure, episode: id }, 'episode cleanup failed');
@@ -110,7 +114,8 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
     describe: (id, principal) => describe(store.get(id, principal)),
 
     async callTool(id, name, args, { principal, abortSignal }): Promise<EpisodeToolOutcome> {
-      const { rollout } = store.get(id, principal);
+      const episode = store.get(id, principal);
+      const { rollout } = episode;
       if (!rollout.tools.tools.some((tool) => tool.name === name)) {
         const available = rollout.tools.tools.map((tool) => tool.name);
         throw new CorralError('EPISODE_ERR_UNKNOWN_TOOL', `episode ${id} has no tool '${name}'; its tools: ${available.join(', ')}`, {
@@ -120,7 +125,7 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       try {
         return await rollout.tools.call(name, args, { abortSignal });
       } catch (error) {
-        throw withCorralCode(error);
+        throw episode.released ? releasedDuring(id, error) : withCorralCode(error);
       }
     },
 
@@ -143,6 +148,8 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       try {
         const scored = await episode.rollout.score({ completion: body.completion as string | ChatMessage[] }, { abortSignal });
         return { reward: scored.reward, metrics: scored.metrics, answer: scored.answer };
+      } catch (error) {
+        throw episode.released ? releasedDuring(id, error) : error;
       } finally {
         endCall();
       }
@@ -167,6 +174,13 @@ function withCorralCode(error: unknown): unknown {
   const message = (error as Error).message.replace(/^MCP error -?\d+: /, '').replace(`${code}: `, '');
   return new CorralError(code as ErrorCode, message, { cause: error });
 }
+
+/** Whatever a call on a released episode's tools threw (a closed MCP pair, a destroyed sandbox) means one thing. */
+const releasedDuring = (id: string, cause: unknown) =>
+  new CorralError('EPISODE_ERR_CLOSED', `episode ${id} was released (deleted or shut down) while this call ran; its sandbox and state are gone`, {
+    cause,
+    details: { id },
+  });
 
 const fieldError = (field: string, message: string) => new CorralError('CFG_ERR_INVALID', `${field}: ${message}`, { details: { field } });
 

@@ -41,7 +41,8 @@ export function datasetFile(options: DatasetLocation, flag: string, relativeDefa
     });
   }
   if (!existsSync(path) || !statSync(path).isFile()) {
-    const hint = given !== undefined ? `--${flag}` : 'CORRAL_DATA_DIR';
+    // Name what the user can change: the flag, or the data directory, which comes from --data-dir or CORRAL_DATA_DIR.
+    const hint = given !== undefined ? `--${flag}` : `--data-dir or CORRAL_DATA_DIR: ${relativeDefault} is not under ${directory}`;
     throw new CorralError('ENV_ERR_DATASET_NOT_FOUND', `dataset file not found: ${path} (check ${hint})`, { details: { flag, path } });
   }
   return path;

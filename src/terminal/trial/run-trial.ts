@@ -1,8 +1,10 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { CorralError } from '../../core/errors.js';
+import { errorMessage } from '../../sandbox/docker/docker-errors.js';
+import { ensureHostFolder } from '../host-folder.js';
 import type { TerminalTask } from '../terminal-task.js';
 import { collectFromContainer, putDirectory } from './container-archive.js';
 import type { TrialAgent, TrialAgentContext, TrialAgentOutcome } from './trial-agent.js';
@@ -10,6 +12,7 @@ import { AGENT_LOGS_DIRECTORY, type TrialNetworkPolicy } from './trial-container
 import type { TrialContainerPool } from './trial-container-pool.js';
 import type { TrialContainer } from './trial-container.js';
 import type { PhaseWindow, TrialFailure, TrialResult } from './trial-result.js';
+import { restoreVerifierPaths } from './verifier-paths.js';
 import { runVerifierPhase } from './verifier-phase.js';
 
 /** What /logs/agent and the artifacts may weigh in the run directory, each. */
@@ -66,7 +69,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     const failure = options.imageError ?? { code: 'TASK_ERR_IMAGE_BUILD_FAILED', message: `${task.name}: no image` };
     return finish({ code: failure.code, message: failure.message, phase: 'image', ...(failure.logPath ? { details: { logPath: failure.logPath } } : {}) });
   }
-  await mkdir(options.trialDirectory, { recursive: true });
+  await ensureHostFolder(options.trialDirectory);
   let container: TrialContainer | undefined;
   try {
     const containerWindow = windowStart();
@@ -83,7 +86,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
 
     const agentWindow = windowStart();
     const agentStart = performance.now();
-    const outcomeFiles = await runAgentPhase(container, options, result);
+    const agentPhase = await runAgentPhase(container, options, result);
     result.timings.agent_ms = elapsed(agentStart);
     result.windows.agent = windowEnd(agentWindow);
     throwIfCancelled(options.abortSignal);
@@ -91,6 +94,25 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     // Every agent-phase process dies with the container's PID namespace before anything is verified.
     await container.kill();
     const stopped = container;
+    if (agentPhase.failure) {
+      // The agent could not work (its model failed): nothing to verify; its logs are still kept.
+      await collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
+      await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
+      return finish(agentPhase.failure);
+    }
+    try {
+      await restoreVerifierPaths(options.docker, stopped.containerId);
+    } catch (error) {
+      return finish(
+        failureOf(
+          new CorralError('TERMINAL_ERR_TRIAL_FAILED', `${task.name}: could not restore /logs and /tests for the verifier: ${errorMessage(error)}`, {
+            cause: error,
+            details: { phase: 'verifier' },
+          }),
+          'verifier',
+        ),
+      );
+    }
     // Collection and the commit both read the stopped container; the container goes once both are done.
     const collected = collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
     const verifierWindow = windowStart();
@@ -110,7 +132,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       },
     });
     await collected;
-    await writeAgentFiles(options.trialDirectory, outcomeFiles, result);
+    await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
     if (committed) container = undefined;
     result.windows.verifier = windowEnd(verifierWindow);
     result.timings.verifier_ms = verifier.durationMs;
@@ -131,8 +153,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
 }
 
-/** Runs the agent under its deadline; returns the files its host side wants in <trial>/agent/. */
-async function runAgentPhase(container: TrialContainer, options: TrialOptions, result: TrialResult): Promise<TrialAgentOutcome['agentFiles']> {
+/**
+ * Runs the agent under its deadline; returns the files its host side wants in <trial>/agent/ and, when the agent
+ * could not work for a reason outside the task, the failure that errors the trial (see agentPhaseFailure).
+ */
+async function runAgentPhase(
+  container: TrialContainer,
+  options: TrialOptions,
+  result: TrialResult,
+): Promise<{ files: TrialAgentOutcome['agentFiles']; failure?: TrialFailure }> {
   const { task } = options;
   const timeoutMs = task.agent.timeoutSec * options.timeoutMultiplier * 1000;
   const deadlineMs = Date.now() + timeoutMs;
@@ -155,20 +184,36 @@ async function runAgentPhase(container: TrialContainer, options: TrialOptions, r
     await createAgentLogsDirectory(options.docker, container.containerId);
     const outcome = await Promise.race([options.agent.run(context), rejectOnAbort(abortSignal)]);
     recordOutcome(result, outcome);
-    return outcome.agentFiles;
+    if (!outcome.failure) return { files: outcome.agentFiles };
+    result.agentPhase.error = { code: outcome.failure.code, message: outcome.failure.message };
+    return { files: outcome.agentFiles, failure: { ...outcome.failure, phase: 'agent' } };
   } catch (error) {
     if (options.abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'trial cancelled during the agent phase', { cause: error });
-    if (deadline.signal.aborted) result.agentPhase.timedOut = true;
+    // An exec given "what is left of the phase" may time out a moment before the phase's own timer fires.
+    const timedOut = deadline.signal.aborted || (CorralError.hasCode(error, 'SBX_ERR_TIMEOUT') && Date.now() >= deadlineMs - 1_000);
+    if (timedOut) result.agentPhase.timedOut = true;
     const failure = deadline.signal.aborted ? (deadline.signal.reason as CorralError) : error;
     result.agentPhase.error = {
       code: CorralError.isInstance(failure) ? failure.code : 'RUNNER_ERR_UNEXPECTED',
       message: failure instanceof Error ? failure.message : String(failure),
     };
-    return undefined;
+    const trialFailure = timedOut ? undefined : agentPhaseFailure(result.agentPhase.error);
+    return { files: undefined, ...(trialFailure ? { failure: trialFailure } : {}) };
   } finally {
     clearTimeout(timer);
     deadline.abort(); // stops whatever the agent still has in flight
   }
+}
+
+/**
+ * Whether an agent phase that threw errors the trial. The container is the agent's to break (a killed in-sandbox
+ * agent, a full disk: SBX_ERR_*), and its deadline is its own limit: those are verified like any other attempt, so
+ * an agent cannot turn its 0 into an errored trial. Anything else (the model endpoint, a missing solution, a bug)
+ * is not the attempt's doing: errored, never scored.
+ */
+function agentPhaseFailure(error: { code: string; message: string }): TrialFailure | undefined {
+  if (error.code.startsWith('SBX_ERR_')) return undefined;
+  return { code: error.code, message: error.message, phase: 'agent' };
 }
 
 /** /logs/agent, world-writable (sticky) through the daemon, so an agent running as [agent].user can log there too. */
@@ -185,11 +230,11 @@ async function createAgentLogsDirectory(docker: Docker, containerId: string): Pr
 async function writeAgentFiles(trialDirectory: string, files: TrialAgentOutcome['agentFiles'], result: TrialResult): Promise<void> {
   if (!files?.length) return;
   const directory = join(trialDirectory, 'agent');
-  await mkdir(directory, { recursive: true });
+  await ensureHostFolder(directory);
   for (const file of files) {
     if (!/^[\w.-]+$/.test(file.name) || file.name.startsWith('.'))
       throw new CorralError('RUNNER_ERR_UNEXPECTED', `agent file name ${file.name} is not a plain name`);
-    // Collection may have left an agent-made symlink at this name: replace it, never write through it.
+    // The container's /logs/agent may hold a file of this name: the host's version replaces it.
     await rm(join(directory, file.name), { force: true, recursive: true });
     await writeFile(join(directory, file.name), file.content, { flag: 'wx' });
   }
@@ -203,6 +248,7 @@ function recordOutcome(result: TrialResult, outcome: TrialAgentOutcome): void {
 }
 
 async function collectAgentFiles(docker: Docker, containerId: string, task: TerminalTask, trialDirectory: string, result: TrialResult): Promise<void> {
+  // Into <trial>/agent and <trial>/artifacts/<name>: folders and regular files only (see collectFromContainer).
   const logs = await collectFromContainer(docker, containerId, AGENT_LOGS_DIRECTORY, trialDirectory, { maxBytes: MAX_COLLECTED_BYTES }).catch(() => undefined);
   if (logs?.found) result.directories.agent = join(trialDirectory, 'agent');
   const artifactsDirectory = join(trialDirectory, 'artifacts');

@@ -39,6 +39,11 @@ export interface TrialAgentOutcome {
    * left at those names (so nothing that ran in the container can forge them). Names are plain file names.
    */
   agentFiles?: ReadonlyArray<{ name: string; content: string }>;
+  /**
+   * Set when the agent could not work for a reason outside the task (its model endpoint failed): the trial is
+   * errored with this code (reward null, not verified), never scored 0. Details and agentFiles are still kept.
+   */
+  failure?: { code: string; message: string };
 }
 
 export interface TrialAgent {

@@ -4,7 +4,7 @@ export type TrialPhase = 'image' | 'container' | 'agent' | 'verifier';
 export interface TrialFailure {
   code: string;
   message: string;
-  /** The phase that failed; an agent-phase failure never errors the trial (it is verified anyway). */
+  /** The phase that failed. An agent phase errors the trial only when the agent could not work (its model failed, not its own attempt). */
   phase: TrialPhase;
   details?: Record<string, unknown>;
 }

@@ -12,11 +12,11 @@ import { sandboxLabels } from '../../sandbox/docker/docker-labels.js';
 import type { TerminalTask } from '../terminal-task.js';
 import { collectFromContainer, putDirectory } from './container-archive.js';
 import { TESTS_DIRECTORY, type TrialNetworkPolicy, VERIFIER_LOGS_DIRECTORY, verifierContainerOptions } from './trial-container-options.js';
+import { COMMITTED_TRIAL_REPOSITORY } from './trial-reaper.js';
 import { type VerifierRewards, readVerifierRewards } from './verifier-reward.js';
 
 /** What test.sh may leave in /logs/verifier for the run directory. */
 const MAX_VERIFIER_LOG_BYTES = 16 * 1024 * 1024;
-const COMMITTED_REPOSITORY = 'corral-trial';
 
 export interface VerifierOutcome {
   /** Absent when the verifier gave none (the error says why). */
@@ -65,8 +65,8 @@ export async function runVerifierPhase(
   let timedOut = false;
   try {
     const commitStart = performance.now();
-    image = `${COMMITTED_REPOSITORY}:${sandboxId.replace('_', '-')}`;
-    await docker.getContainer(agentContainerId).commit({ repo: COMMITTED_REPOSITORY, tag: sandboxId.replace('_', '-'), pause: false });
+    image = `${COMMITTED_TRIAL_REPOSITORY}:${sandboxId.replace('_', '-')}`;
+    await docker.getContainer(agentContainerId).commit({ repo: COMMITTED_TRIAL_REPOSITORY, tag: sandboxId.replace('_', '-'), pause: false });
     commitMs = Math.round(performance.now() - commitStart);
     options.onCommitted?.();
     const timeoutMs = task.verifier.timeoutSec * options.timeoutMultiplier * 1000;

@@ -1,4 +1,7 @@
-/** The tasks extension's store: owner isolation, caps with a typed error, ttl expiry, input requests, cancellation. */
+/**
+ * The tasks extension's store: owner isolation, running caps with a typed error, eviction of the oldest finished
+ * results when the kept caps are full, ttl expiry, input requests, cancellation.
+ */
 import { inputRequired } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorralError } from '../../../src/core/errors.js';
@@ -97,18 +100,67 @@ describe('TaskStore', () => {
     expect(() => store.start('bob', untilAborted(seen), failure)).not.toThrow();
   });
 
-  it('counts finished tasks toward the retained cap until their ttl, then drops them', async () => {
-    const store = newStore({ maxTasksPerOwner: 1, ttlMs: 60_000 });
+  it('keeps a finished task until its ttl when there is room, then drops it', async () => {
+    const store = newStore({ ttlMs: 60_000 });
     const first = store.start('alice', async () => text('kept'), failure);
     await first.ended;
-    expect(() => store.start('alice', async () => text('more'), failure)).toThrow(expect.objectContaining({ code: 'MCP_ERR_TASK_LIMIT' }));
-    // Not before the ttl...
     store.sweep(Date.now() + 30_000);
     expect(store.get('alice', first.snapshot.taskId)?.status).toBe('completed');
-    // ...and gone after it, which frees the owner's room.
     store.sweep(Date.now() + 60_001);
     expect(store.get('alice', first.snapshot.taskId)).toBeUndefined();
-    expect(() => store.start('alice', async () => text('now'), failure)).not.toThrow();
+    expect(store.size).toBe(0);
+  });
+
+  it('finished tasks hold no running slot: the server-wide running cap counts live tasks only', async () => {
+    const store = newStore({ maxLiveTasks: 2 });
+    for (const owner of ['alice', 'bob']) await store.start(owner, async () => text('done'), failure).ended;
+    const seen = {};
+    store.start('carol', untilAborted(seen), failure);
+    store.start('dave', untilAborted(seen), failure);
+    expect(store.liveSize).toBe(2);
+    expect(() => store.start('erin', untilAborted(seen), failure)).toThrow(expect.objectContaining({ code: 'MCP_ERR_TASK_LIMIT' }));
+  });
+
+  it("evicts the owner's oldest finished task past the per-owner kept cap instead of refusing", async () => {
+    const store = newStore({ maxTasksPerOwner: 2, maxLiveTasksPerOwner: 2 });
+    const bobs = await store.start('bob', async () => text('bob'), failure).ended.then(() => store.size);
+    const first = store.start('alice', async () => text('one'), failure);
+    await first.ended;
+    const second = store.start('alice', async () => text('two'), failure);
+    await second.ended;
+    const third = store.start('alice', async () => text('three'), failure);
+    await third.ended;
+    expect(store.get('alice', first.snapshot.taskId)).toBeUndefined();
+    expect(store.get('alice', second.snapshot.taskId)?.result).toEqual(text('two'));
+    expect(store.get('alice', third.snapshot.taskId)?.result).toEqual(text('three'));
+    expect(bobs).toBe(1);
+    expect(store.size).toBe(3);
+  });
+
+  it('evicts the oldest finished task of any owner past the server-wide kept cap, never a running one', async () => {
+    const store = newStore({ maxTasks: 3, maxLiveTasks: 2 });
+    const seen = {};
+    const running = store.start('alice', untilAborted(seen), failure);
+    const oldest = store.start('bob', async () => text('old'), failure);
+    await oldest.ended;
+    const newer = store.start('carol', async () => text('new'), failure);
+    await newer.ended;
+    const next = store.start('dave', async () => text('next'), failure);
+    await next.ended;
+    expect(store.get('bob', oldest.snapshot.taskId)).toBeUndefined();
+    expect(store.get('alice', running.snapshot.taskId)?.status).toBe('working');
+    expect(store.get('carol', newer.snapshot.taskId)?.status).toBe('completed');
+    expect(store.get('dave', next.snapshot.taskId)?.status).toBe('completed');
+  });
+
+  it('16 owners filling every kept slot with finished tasks do not lock a 17th out (issue 20)', async () => {
+    const store = newStore();
+    for (let owner = 0; owner < 16; owner++) for (let task = 0; task < 256; task++) await store.start(`bearer-${owner}`, async () => text('x'), failure).ended;
+    expect(store.size).toBe(4_096);
+    const newcomer = store.start('someone-else', async () => text('served'), failure);
+    await newcomer.ended;
+    expect(store.get('someone-else', newcomer.snapshot.taskId)?.result).toEqual(text('served'));
+    expect(store.size).toBe(4_096);
   });
 
   it('aborts a task still running when its ttl passes', async () => {

@@ -81,7 +81,8 @@ export class OpenAIAgent implements Agent {
   constructor(options: OpenAIAgentOptions) {
     const samplingArgs = { ...(options.samplingArgs ?? {}) };
     const reserved = RESERVED_FIELDS.filter((field) => field in samplingArgs);
-    if (reserved.length > 0) throw new CorralError('CFG_ERR_INVALID', `samplingArgs may not set ${reserved.join(', ')}: the openai agent sets them itself`);
+    if (reserved.length > 0)
+      throw new CorralError('CFG_ERR_INVALID', `sampling args (--sampling) may not set ${reserved.join(', ')}: the openai agent sets them itself`);
     const maxRetries = options.maxRetries ?? 4;
     const requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
     if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new CorralError('CFG_ERR_INVALID', `maxRetries must be a whole number >= 0, got ${maxRetries}`);

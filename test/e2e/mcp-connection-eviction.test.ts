@@ -1,0 +1,101 @@
+/**
+ * Which connection makes room at a connection cap (issue 21: under 1,000 concurrent sessions a client request died
+ * with a bare connection error). The one idle the longest goes, not the one connected first: a kept-alive
+ * connection that keeps being reused is the oldest but is never idle for long, and its next request may already be
+ * in transit when it is closed. A kept-alive connection that just answered is spared for a grace; when nothing else
+ * qualifies, the newcomer gets a typed 503 instead. Real sockets against a listening server.
+ */
+import { type Socket, connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { CorralError } from '../../src/core/errors.js';
+import { buildServer } from '../../src/http/build-server.js';
+import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
+
+/** One kept-alive HTTP/1.1 connection sending GET /healthz and reading each answer whole. */
+class KeptAliveConnection {
+  private buffered = '';
+  private waiting: ((answer: string) => void) | undefined;
+  readonly closed: Promise<void>;
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered += chunk.toString();
+      this.deliver();
+    });
+    socket.on('error', () => undefined);
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    void this.closed.then(() => this.waiting?.('closed'));
+  }
+
+  static open(port: number): Promise<KeptAliveConnection> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => resolve(new KeptAliveConnection(socket)));
+    });
+  }
+
+  /** The status line of the answer, or 'closed' when the server closed the connection instead. */
+  healthz(port: number): Promise<string> {
+    const answer = new Promise<string>((resolve) => (this.waiting = resolve));
+    if (this.socket.destroyed) return Promise.resolve('closed');
+    this.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    return answer;
+  }
+
+  private deliver(): void {
+    const headerEnd = this.buffered.indexOf('\r\n\r\n');
+    if (headerEnd < 0 || !this.waiting) return;
+    const length = Number(/content-length: (\d+)/i.exec(this.buffered.slice(0, headerEnd))?.[1] ?? 0);
+    if (this.buffered.length < headerEnd + 4 + length) return;
+    const statusLine = this.buffered.slice(0, this.buffered.indexOf('\r\n'));
+    this.buffered = this.buffered.slice(headerEnd + 4 + length);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting(statusLine);
+  }
+}
+
+describe('eviction at the per-address connection cap', () => {
+  const config = loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0 } });
+  const app = buildServer(
+    { ...config, server: { ...config.server, maxConnections: 8, maxConnectionsPerAddress: 4, firstRequestTimeoutMs: 60_000 } },
+    { environments: buildToolCatalog(), sandboxSource: { acquire: () => Promise.reject(new CorralError('SBX_ERR_UNAVAILABLE', 'none here')) } },
+  );
+  let port = 0;
+  const opened: KeptAliveConnection[] = [];
+  const open = async () => {
+    const connection = await KeptAliveConnection.open(port);
+    opened.push(connection);
+    return connection;
+  };
+  beforeAll(async () => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    for (const connection of opened) connection.socket.destroy();
+    await app.close();
+  });
+
+  it('spares a kept-alive connection in use, refuses with a typed 503 within the grace, then evicts the longest idle', async () => {
+    const reused = await open();
+    expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
+    const others = [await open(), await open(), await open()];
+    for (const other of others) expect(await other.healthz(port)).toBe('HTTP/1.1 200 OK');
+    // The first connection is the oldest, and the most recently used.
+    expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
+
+    // Every connection just answered: none is closed under its client; the newcomer is refused, typed.
+    const refused = await open();
+    expect(await refused.healthz(port)).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
+
+    // Past the grace, the one idle the longest (the first of the others) makes room; the reused one stays.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
+    const admitted = await open();
+    expect(await admitted.healthz(port)).toBe('HTTP/1.1 200 OK');
+    await others[0]!.closed;
+    expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
+    expect(await others[2]!.healthz(port)).toBe('HTTP/1.1 200 OK');
+  });
+});
