@@ -355,6 +355,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'This run cannot go through the queue (e.g. `corral eval terminal` trials, or episodes under `corral serve --queue`); the message says what to use instead.',
   },
+  QUEUE_ERR_INVALID_RESULT: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A result stored in Redis is unreadable (not JSON, or not the record of the key it is stored under); the producer records that rollout as errored and goes on, instead of re-reading it for ever.',
+  },
+  QUEUE_ERR_JOB_REFUSED: {
+    audience: 'caller',
+    transient: false,
+    doc: "A queued job asks for more than the worker's own sandbox policy allows (an example's network, image or limits beyond what the environment loaded on the worker sets); the rollout is recorded errored and never runs.",
+  },
   QUEUE_ERR_WORKER_FAILED: {
     audience: 'infrastructure',
     transient: false,

@@ -11,6 +11,7 @@ import { resultKey } from '../runner/trajectory/result-record.js';
 import { QUEUE_PREFIX, RUNS_KEY, capabilityQueueName, rolloutJobId, runKeys } from './queue-keys.js';
 import { assertRedisAnswers, openRedis, quiet, redactedRedisUrl } from './redis-connection.js';
 import { ResultStore, type StoredResult } from './result-store.js';
+import { erroredRecord } from './errored-record.js';
 import { type RolloutJob, jobCapability } from './rollout-job.js';
 import { listWorkers, workerLost } from './worker-registry.js';
 import { HEARTBEAT_MS } from './rollout-worker.js';
@@ -54,7 +55,8 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
   try {
     await assertRedisAnswers(redis, options.redisUrl);
     const keys = runKeys(options.runId);
-    const pending = new Set(options.jobs.map((job) => resultKey(job.example.id, job.rollout_index)));
+    const jobsByKey = new Map(options.jobs.map((job) => [resultKey(job.example.id, job.rollout_index), job]));
+    const pending = new Set(jobsByKey.keys());
     const requeued = await store.forgetUnwritten(options.runId, [...pending]);
     if (requeued.length > 0) options.log(`queue: ${requeued.length} rollouts were stored but never written; running them again`);
     const queueName = options.jobs[0] ? capabilityQueueName(jobCapability(options.jobs[0])) : undefined;
@@ -98,7 +100,7 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
           }
           pending.delete(result.key);
           received++;
-          written.push(...(await options.onResult(result)));
+          written.push(...(await options.onResult(readable(result, jobsByKey.get(result.key)!, options.log))));
         }
         await store.dropConsumed(options.runId, written);
         if (batch.results.length > 0) signalProgress();
@@ -161,6 +163,13 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
     reader.disconnect();
     await redis.quit().catch(() => undefined);
   }
+}
+
+/** An unreadable stored result becomes the errored record of its job (logged with its code), never a stall. */
+function readable(result: StoredResult, job: RolloutJob, log: (line: string) => void): StoredResult {
+  if (result.unreadable === undefined) return result;
+  log(`queue: QUEUE_ERR_INVALID_RESULT: ${result.unreadable}; recorded as errored`);
+  return { ...result, record: erroredRecord(job, { code: 'QUEUE_ERR_INVALID_RESULT', message: result.unreadable }, 1) };
 }
 
 async function warnWithoutWorkers(redis: ReturnType<typeof openRedis>, queueName: string, options: QueuedRunOptions): Promise<void> {
