@@ -154,7 +154,10 @@ export class RolloutWorker {
     try {
       record = await this.options.executor.run(payload, { attempt, abortSignal: this.forced.signal });
     } catch (error) {
-      if (attempt < attempts && !this.forced.signal.aborted) {
+      // A refused job is refused by every worker that holds the same environment: no retry.
+      const refused = CorralError.hasCode(error, 'QUEUE_ERR_JOB_REFUSED');
+      if (refused) this.options.log(`${error.code}: ${error.message}`);
+      if (!refused && attempt < attempts && !this.forced.signal.aborted) {
         this.stats.retried++;
         throw error;
       }
