@@ -365,6 +365,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: "A queued job asks for more than the worker's own sandbox policy allows (an example's network, image or limits beyond what the environment loaded on the worker sets); the rollout is recorded errored and never runs.",
   },
+  QUEUE_ERR_UNKNOWN_RUN: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral queue cancel <run-id>` names a run this Redis does not know (`corral queue status` lists the runs; metadata.json has queue.run_id).',
+  },
   QUEUE_ERR_WORKER_FAILED: {
     audience: 'infrastructure',
     transient: false,

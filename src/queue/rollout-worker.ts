@@ -18,6 +18,7 @@ import { erroredRecord } from './errored-record.js';
 import { QUEUE_PREFIX, STATS_KEY, capabilityQueueName, parseRolloutJobId } from './queue-keys.js';
 import { openRedis, quiet } from './redis-connection.js';
 import { ResultStore } from './result-store.js';
+import { isRunCancelled } from './run-cancellation.js';
 import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
 import { TolerantWorker } from './tolerant-worker.js';
 import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
@@ -48,6 +49,8 @@ export interface RolloutWorkerStats {
   duplicates: number;
   retried: number;
   failed: number;
+  /** Jobs of a cancelled run, skipped without running. */
+  cancelled: number;
 }
 
 export const HEARTBEAT_MS = 2_000;
@@ -55,7 +58,7 @@ export const HEARTBEAT_MS = 2_000;
 const MAX_STALLED = 1_000_000;
 
 export class RolloutWorker {
-  readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0 };
+  readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0, cancelled: 0 };
   readonly queues: string[];
   private readonly workers: Worker[] = [];
   /** BullMQ leaves connections it was given open: closed by drain(). */
@@ -141,6 +144,10 @@ export class RolloutWorker {
       // Another worker (another corral version) may read it; after the last attempt the producer gets an errored record.
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       return this.failInvalid(job, error);
+    }
+    if (await isRunCancelled(this.redis, payload.run_id)) {
+      this.stats.cancelled++;
+      return 'run-cancelled';
     }
     const key = resultKey(payload.example.id, payload.rollout_index);
     if (await this.store.isStored(payload.run_id, key)) {

@@ -36,6 +36,7 @@ import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
 import { maxErrorsLimit, parseSamplingArgs } from './eval-options.js';
+import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
@@ -85,6 +86,12 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   const numExamples = command.num_examples;
   const tasks = numExamples < 0 ? dataset.tasks : dataset.tasks.slice(0, numExamples);
   if (tasks.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${settings.tasks}: no task loads (errors above)`);
+  // The same model preflight as every corral eval run (preflight.ts), before any folder or container exists.
+  if (options.preflight && command.model && command.base_url)
+    await probeModelEndpoint(
+      { baseURL: command.base_url, model: command.model, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY' },
+      { retries: options.modelRetries, log },
+    );
   const { agent, proxy } = await trialAgentFor(command, options, log);
   const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
