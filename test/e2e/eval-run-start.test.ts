@@ -266,6 +266,28 @@ describe.skipIf(!ready)('corral eval: run start, preflight and cancel', () => {
     expect(run.output.stderr).toContain('5 waiting rollouts removed');
   });
 
+  it('one Ctrl-C ends a queued run whose Redis went away: cancelled, and the way to remove its jobs later is named', async () => {
+    const lonely = await startRedisServer();
+    const lonelyClient = new Redis(lonely.url(), { maxRetriesPerRequest: null });
+    try {
+      const out = join(scratch, 'redis-gone');
+      const run = spawnCorral([...countingArgs(model.baseURL, 3, out), '--queue', lonely.url()]);
+      const queue = new Queue(capabilityQueueName({ environment: 'queue-counting', backend: 'process' }), { connection: lonelyClient, prefix: QUEUE_PREFIX });
+      await waitFor('three waiting jobs', async () => (await queue.getWaitingCount()) === 3);
+      await queue.close();
+      lonelyClient.disconnect();
+      await lonely.close();
+      run.kill('SIGINT');
+      expect(await run.exited, run.output.stderr).toBe(130);
+      expect(readMetadata(out)['status']).toBe('cancelled');
+      const runId = (readMetadata(out)['queue'] as { run_id: string }).run_id;
+      expect(run.output.stderr).toContain(`corral queue cancel ${runId}`);
+    } finally {
+      lonelyClient.disconnect();
+      await lonely.close();
+    }
+  });
+
   it('corral queue cancel removes a run left behind; corral queue purge needs --yes', async () => {
     const leaveBehind = async (name: string) => {
       const out = join(scratch, name);
