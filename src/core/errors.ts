@@ -400,6 +400,21 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'This run cannot go through the queue (e.g. `corral eval terminal` trials, or episodes under `corral serve --queue`); the message says what to use instead.',
   },
+  QUEUE_ERR_INVALID_RESULT: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A result stored in Redis is unreadable (not JSON, or not the record of the key it is stored under); the producer records that rollout as errored and goes on, instead of re-reading it for ever.',
+  },
+  QUEUE_ERR_JOB_REFUSED: {
+    audience: 'caller',
+    transient: false,
+    doc: "A queued job asks for more than the worker's own sandbox policy allows (an example's network, image or limits beyond what the environment loaded on the worker sets); the rollout is recorded errored and never runs.",
+  },
+  QUEUE_ERR_UNKNOWN_RUN: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral queue cancel <run-id>` names a run this Redis does not know (`corral queue status` lists the runs; metadata.json has queue.run_id).',
+  },
   QUEUE_ERR_WORKER_FAILED: {
     audience: 'infrastructure',
     transient: false,

@@ -14,7 +14,8 @@ import { countRecord, withGroupStats } from '../../runner/scheduler/run-evaluati
 import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
-import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
+import { parseRedisUrl, redactedRedisUrl, withRedis } from '../../queue/redis-connection.js';
+import { cancelQueuedRun } from '../../queue/run-cancellation.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import { ROLLOUT_JOB_VERSION } from '../../queue/rollout-job.js';
 import { runQueued } from '../../queue/rollout-producer.js';
@@ -40,6 +41,8 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   const previousQueue = (previous?.['queue'] ?? null) as { run_id?: unknown; rollouts?: unknown } | null;
   const runId = typeof previousQueue?.run_id === 'string' ? previousQueue.run_id : randomUUID().replace(/-/g, '');
   const rolloutWorkers: Record<string, string> = { ...((previousQueue?.rollouts as Record<string, string> | undefined) ?? {}) };
+  // Before the run directory exists: an unreachable Redis refuses the start (exit 2) instead of waiting for ever.
+  await withRedis(redisUrl, () => Promise.resolve());
   const writer = ResultsWriter.open(directory);
   const startedAt = Date.now();
   const plannedRollouts = examples.length * rolloutsPerExample;
@@ -48,8 +51,11 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   const controller = new AbortController();
   let stoppedByMaxErrors = false;
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('cancelling: no new rollouts are queued; rollouts already queued finish on the workers and --resume collects them');
+    if (controller.signal.aborted) {
+      writer.writeMetadata({ ...metadata, ...queueMetadata(), status: 'cancelled', updated_at: new Date().toISOString() });
+      process.exit(130);
+    }
+    log(`cancelling: removing this run's waiting jobs; rollouts already running finish on the workers and --resume ${directory} collects them`);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
@@ -116,6 +122,7 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
         return group.records.map((member) => resultKey(member.example_id, member.rollout_index));
       },
     });
+    if (controller.signal.aborted && !stoppedByMaxErrors) await cancelWaitingJobs(redisUrl, runId, log);
   } finally {
     clearInterval(heartbeatTimer);
     display.stop();
@@ -133,6 +140,16 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
     stoppedByMaxErrors,
     cancelled: controller.signal.aborted && !stoppedByMaxErrors,
   };
+}
+
+/** A cancelled run's waiting jobs leave the queue, so no later worker runs them; a Redis that is gone only costs a line. */
+async function cancelWaitingJobs(redisUrl: URL, runId: string, log: (line: string) => void): Promise<void> {
+  try {
+    const outcome = await withRedis(redisUrl, (redis) => cancelQueuedRun(redis, runId, { mustExist: false }));
+    log(`cancelled: ${outcome.removed} waiting rollouts removed from the queue`);
+  } catch (error) {
+    log(`could not remove this run's waiting jobs (${(error as Error).message}); later: corral queue cancel ${runId} --redis ${redactedRedisUrl(redisUrl)}`);
+  }
 }
 
 function jobFor(run: PreparedRun, options: EvalOptions, runId: string, example: Example, rolloutIndex: number): RolloutJob {

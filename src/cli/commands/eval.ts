@@ -7,14 +7,13 @@
 import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
-import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { type RunStatus, evalExitCode } from '../eval/eval-exit.js';
 import { maxErrorsLimit, parseEvalOptions } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
-import { runPreflight } from '../eval/preflight.js';
+import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
 import { runMetadata } from '../eval/run-metadata.js';
@@ -73,6 +72,12 @@ export function registerEvalCommand(program: Command): void {
     .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
       const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
+      // The opposite of --model without --base-url: an endpoint without a model would run the model-free agent.
+      if (options.baseUrl !== undefined && options.model === undefined && !options.resume)
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `--base-url ${options.baseUrl} without --model: name the model to call there (--model M), or drop --base-url to run a model-free agent`,
+        );
       if (isTerminalRun(environmentArgument, options)) {
         if (options.queue)
           throw new CorralError(
@@ -88,12 +93,17 @@ export function registerEvalCommand(program: Command): void {
       const { command, environment, agent, examples, directory } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
-        // Under --queue the workers call the model, and this machine may not reach it: not checked from here.
-        const endpoint =
-          agent instanceof OpenAIAgent && !options.queue
-            ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model }
-            : undefined;
-        await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
+        // Every agent with a model, local or --queue (where only the workers reach the endpoint, --no-preflight skips this).
+        const endpoint = modelEndpointOf(agent, options.apiKey);
+        await runPreflight({
+          environment,
+          agent,
+          fittingAgents: run.fittingAgents,
+          examples,
+          ...(endpoint ? { endpoint } : {}),
+          retries: options.modelRetries,
+          log,
+        });
       }
       if (options.queue) {
         // Same run, records and exit statuses; the rollouts run on corral worker processes (src/cli/commands/eval-queued.ts).
@@ -102,15 +112,13 @@ export function registerEvalCommand(program: Command): void {
         if (options.samples) await writeRunSamples(queued.directory, log);
         return;
       }
-      const writer = ResultsWriter.open(directory);
+      // Tools (backend, images, a CLI agent's install) before the run directory: a refused start leaves no folder behind.
       const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {
         ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
         log,
         agent,
-      }).catch((error: unknown) => {
-        writer.close();
-        throw error;
       });
+      const writer = ResultsWriter.open(directory);
       const controller = new AbortController();
       let stoppedByMaxErrors = false;
       const onSignal = () => {

@@ -43,6 +43,11 @@ export class CliCodingAgent implements Agent {
   readonly samplingArgs: Readonly<Record<string, unknown>>;
   private proxy: Promise<ModelProxy> | undefined;
 
+  /** Where the CLI's model calls go (through the proxy): what corral eval's preflight checks. */
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
   constructor(private readonly options: CliCodingAgentOptions) {
     this.name = options.definition.name;
     this.model = options.model;

@@ -93,8 +93,12 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   if (tasks.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${settings.tasks}: no task loads (errors above)`);
   // Refused here (exit 2, nothing written), as for every environment, rather than every trial errored.
   await requireDockerDaemon();
+  // The same model preflight as every corral eval run (preflight.ts), before any folder or container exists.
   if (options.preflight && usesModel(command.agent) && command.model && command.base_url)
-    await probeModelEndpoint({ baseURL: command.base_url, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY', model: command.model }, log);
+    await probeModelEndpoint(
+      { baseURL: command.base_url, model: command.model, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY' },
+      { retries: options.modelRetries, log },
+    );
   const { agent, proxy } = await trialAgentFor(command, options, log);
   const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
