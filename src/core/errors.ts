@@ -146,7 +146,7 @@ export const ERROR_CODES = {
   ENV_ERR_INSTALL_FAILED: {
     audience: 'caller',
     transient: false,
-    doc: "`corral env install` (or `corral eval` installing an environment package on first use) failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
+    doc: "`corral env install` failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
   },
   ENV_ERR_NOT_ENVIRONMENT_PACKAGE: {
     audience: 'caller',
@@ -187,6 +187,16 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: 'A client named an environment this server does not serve (POST /v1/rollouts, /v1/episodes): only built-ins and what the operator loaded with `corral serve --env` can be named, never a path or package a client chooses (HTTP 400).',
+  },
+  ENV_ERR_NAME_TAKEN: {
+    audience: 'caller',
+    transient: false,
+    doc: "`corral serve --env` loaded an environment whose name is a built-in's (python-code, wiki-search, ...): it would silently replace the built-in for every client, so serve refuses to start; rename the environment.",
+  },
+  ENV_ERR_LOAD_TIMEOUT: {
+    audience: 'caller',
+    transient: false,
+    doc: 'An environment or agent module did not finish importing within environments.loadTimeoutMs (CORRAL_ENV_LOAD_TIMEOUT_MS, default 60 s): a top-level await that never settles. A reload that times out keeps the previous definition and later reloads still run.',
   },
   EPISODE_ERR_NOT_FOUND: {
     audience: 'caller',

@@ -62,9 +62,15 @@ export function registerEnvCommand(program: Command): void {
     .option('--json', 'print JSON')
     .option('--data-dir <dir>', 'evaluation data directory, for counting a built-in’s examples (default CORRAL_DATA_DIR)')
     .option('--cache-dir <dir>', 'corral’s cache folder (default CORRAL_CACHE_DIR, else ~/.cache/corral)')
-    .action(async (name: string, options: { json?: boolean; dataDir?: string; cacheDir?: string }) => {
-      const config = loadConfig({ flags: { cacheDir: options.cacheDir, dataDir: options.dataDir } });
-      const resolved = await resolveEnvironment(name, { builtIns: builtInEnvironments, cache: environmentCache(config), installMissing: false, log });
+    .option('--env-load-timeout-ms <ms>', 'a module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000; CORRAL_ENV_LOAD_TIMEOUT_MS)')
+    .action(async (name: string, options: { json?: boolean; dataDir?: string; cacheDir?: string; envLoadTimeoutMs?: string }) => {
+      const config = loadConfig({ flags: { cacheDir: options.cacheDir, dataDir: options.dataDir, envLoadTimeoutMs: options.envLoadTimeoutMs } });
+      const resolved = await resolveEnvironment(name, {
+        builtIns: builtInEnvironments,
+        cache: environmentCache(config),
+        log,
+        loadTimeoutMs: config.environments.loadTimeoutMs,
+      });
       const summary = await summariseEnvironment(resolved.environment, { dataDir: config.data.dataDir });
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...summary, source: resolved.source }, null, 2)}\n`);

@@ -39,15 +39,27 @@ const MAX_BOUND = 256;
 
 export async function loadServedEnvironments(
   specs: readonly string[],
-  options: { cache: EnvironmentCache; log: (line: string) => void },
+  options: { cache: EnvironmentCache; log: (line: string) => void; loadTimeoutMs?: number },
 ): Promise<ServedEnvironments> {
   const served = new Map<string, ServedEnvironment>();
   for (const [name, create] of Object.entries(builtInEnvironments)) served.set(name, { name, definition: create(), source: { kind: 'built-in', name } });
   for (const spec of specs) {
-    const resolved = await resolveEnvironment(spec, { builtIns: builtInEnvironments, cache: options.cache, installMissing: true, log: options.log });
+    const resolved = await resolveEnvironment(spec, {
+      builtIns: builtInEnvironments,
+      cache: options.cache,
+      log: options.log,
+      loadTimeoutMs: options.loadTimeoutMs,
+    });
     const definition: EnvironmentDefinition = resolved.environment;
     const existing = served.get(definition.name);
-    if (existing && existing.source.kind !== 'built-in') {
+    if (existing?.source.kind === 'built-in') {
+      throw new CorralError(
+        'ENV_ERR_NAME_TAKEN',
+        `--env ${spec}: its environment is named '${definition.name}', the name of a built-in environment; serving it would replace the built-in for every client, so rename it`,
+        { details: { name: definition.name, spec } },
+      );
+    }
+    if (existing) {
       throw new CorralError('CFG_ERR_INVALID', `--env ${spec}: two environments are named ${definition.name}; serve only one of them`, {
         details: { name: definition.name },
       });
