@@ -198,6 +198,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'An environment or agent module did not finish importing within environments.loadTimeoutMs (CORRAL_ENV_LOAD_TIMEOUT_MS, default 60 s): a top-level await that never settles. A reload that times out keeps the previous definition and later reloads still run.',
   },
+  ENV_ERR_NO_EXAMPLE: {
+    audience: 'model',
+    transient: false,
+    doc: "An environment's own tool (or its state()) read the example at /mcp/<env> or /ws/<env>, where no example was chosen: the call is answered as an error result naming the field; run the tool in an episode (POST /v1/episodes) or a rollout.",
+  },
   EPISODE_ERR_NOT_FOUND: {
     audience: 'caller',
     transient: false,

@@ -31,6 +31,7 @@ let work = '';
 let globalCorral = '';
 let cacheDir = '';
 let vaultTarball = '';
+let corralTarball = '';
 
 const childEnvironment = (extra: Record<string, string> = {}) => ({
   ...process.env,
@@ -88,6 +89,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'corral-env-packages-'));
   cacheDir = join(work, 'cache');
   const tarball = await packedCorralTarball();
+  corralTarball = tarball;
   const prefix = join(work, 'global');
   // Scripts off: nothing here needs a native build (isolated-vm stays unbuilt, ssh2 uses its JavaScript crypto), and
   // esbuild, which tsx needs for .ts modules, comes as a prebuilt optional dependency.
@@ -157,6 +159,28 @@ describe('an environment module in an empty folder, run by a globally installed 
     expect(result.code, result.stderr).toBe(0);
     expect(readRecords(out)).toEqual([expect.objectContaining({ reward: 1 })]);
     expect(readMetadata(out).env_source).toMatchObject({ kind: 'module', package: { name: 'my-untyped-envs', version: '0.2.0', path: folder } });
+  });
+});
+
+describe('a folder made by `npm init -y` (npm 11 writes "type": "commonjs"), with corral installed there from the tarball', () => {
+  it('loads index.ts as an ES module whatever the package.json says: its local corral evaluates it', async () => {
+    const folder = join(work, 'npm-init-folder');
+    mkdirSync(folder, { recursive: true });
+    const init = await run('npm', ['init', '-y'], folder);
+    expect(init.code, init.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))).toMatchObject({ type: 'commonjs' });
+    // No registry answers here: corral's dependencies come from the npm cache the global install above filled.
+    const install = await run('npm', ['install', corralTarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], folder);
+    expect(install.code, install.stderr).toBe(0);
+    for (const file of ['index.ts', 'agents.ts']) copyFileSync(join(EXAMPLE, file), join(folder, file));
+    const out = join(work, 'runs', 'npm-init');
+    const result = await run(
+      join(folder, 'node_modules', '.bin', 'corral'),
+      ['eval', './index.ts', '--agent', 'solver', '-n', '1', '--backend', 'process', '--no-progress', '--out', out],
+      folder,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(readRecords(out)).toEqual([expect.objectContaining({ reward: 1, final_answer: 'unlocked' })]);
   });
 });
 
