@@ -51,6 +51,8 @@ export async function loadServedEnvironments(
       loadTimeoutMs: options.loadTimeoutMs,
     });
     const definition: EnvironmentDefinition = resolved.environment;
+    // `--env python-code` names a built-in that is served anyway.
+    if (resolved.source.kind === 'built-in') continue;
     const existing = served.get(definition.name);
     if (existing?.source.kind === 'built-in') {
       throw new CorralError(
