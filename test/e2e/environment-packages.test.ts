@@ -192,7 +192,7 @@ describe('the same environment as an npm package, installed by name', () => {
     const manifest = JSON.parse(readFileSync(join(cacheDir, 'environment-packages', 'corral-env-vault', 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    expect(manifest.dependencies).toEqual({ 'corral-env-vault': '1.0.0' });
+    expect(Object.keys(manifest.dependencies)).toEqual(['corral-env-vault']);
     const list = await corral(['env', 'list', '--json'], work);
     expect(list.code, list.stderr).toBe(0);
     const { environments } = JSON.parse(list.stdout) as { environments: { name: string; version: string; kind: string; source: string; integrity?: string }[] };

@@ -91,6 +91,8 @@ export function registerServeCommand(program: Command): void {
         dataDir: config.data.dataDir,
         server: config.server,
         environments: await served.withoutArguments(),
+        // Bound per request to its env_args; after a SIGHUP reload, to the reloaded definition.
+        bind: (name, envArgs) => served.bind(name, envArgs),
         ...(redisUrl ? { runElsewhere: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
       });
       const rollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;

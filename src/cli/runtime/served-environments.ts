@@ -28,7 +28,7 @@ export interface ServedEnvironments {
    * this server does not serve (a path included) and ENV_ERR_INVALID_ARGS for arguments its schema refuses.
    */
   bind(name: string, envArgs: Record<string, unknown> | undefined): Promise<Environment>;
-  /** Every environment that binds without arguments, by name: what POST /v1/rollouts (which takes no env_args) can run. */
+  /** Every environment that binds without arguments, by name (POST /v1/rollouts binds through bind() for env_args). */
   withoutArguments(): Promise<Record<string, () => Environment>>;
   /** An operator reload (environment-reload.ts): later binds of `name` use this definition; bindings already made stay. */
   replace(environment: ServedEnvironment): void;
