@@ -203,6 +203,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: "An environment's own tool (or its state()) read the example at /mcp/<env> or /ws/<env>, where no example was chosen: the call is answered as an error result naming the field; run the tool in an episode (POST /v1/episodes) or a rollout.",
   },
+  ENV_ERR_INIT_EXISTS: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral env init <dir>` found files it would write (package.json, index.ts, agents.ts, README.md) already there; it never overwrites.',
+  },
+  AGENT_ERR_MISUSE: {
+    audience: 'caller',
+    transient: false,
+    doc: "A model-free agent an environment module exports used the agent API wrongly: defineAgent's callTool with a tool the environment lacks, arguments that are not an object, more calls than maxTurns, a second answer(); or recorder.callTool given something other than (tools, a tool call, turn). The rollout is errored with this code and the message says what to write.",
+  },
   EPISODE_ERR_NOT_FOUND: {
     audience: 'caller',
     transient: false,
