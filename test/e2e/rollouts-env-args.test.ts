@@ -12,7 +12,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/index.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
+import { redisServerAvailable, startRedisServer } from '../helpers/redis-server.js';
 import { python3Available } from '../helpers/test-gates.js';
+import { spawnCorral } from './runner-cli.js';
 import { type ServeProcess, startServe } from './serve-cli-process.js';
 
 const execFileAsync = promisify(execFile);
@@ -24,7 +26,10 @@ export default defineEnvironment({
   name: 'prefixed',
   argsSchema: z.object({ prefix: z.string().default('amber'), count: z.number().int().min(1).max(5).default(1) }).strict(),
   dataset: ({ envArgs }) => Array.from({ length: envArgs.count }, (_, index) => ({ id: 'item-' + index, prompt: 'Say anything.', answer: envArgs.prefix + '-' + index })),
-  rubric: [{ name: 'one', weight: 1, score: () => 1 }],
+  // The reward is the count argument as the rollout's state saw it: it shows where the arguments reached (under
+  // --queue the example travels whole, so only the state and rubric show the worker bound the same arguments).
+  state: ({ envArgs }) => ({ count: envArgs.count }),
+  rubric: [{ name: 'count', weight: 1, score: ({ state }) => state.count }],
   systemPrompt: 'Answer.',
   maxTurns: 1,
 });
@@ -75,13 +80,13 @@ describe.skipIf(!processBackend)('POST /v1/rollouts with env_args', () => {
     const bound = await postRollouts({ env: 'prefixed', n: 2, model: modelField, env_args: { prefix: 'jade', count: 2 } });
     expect(bound.status).toBe(200);
     const records = bound.lines.filter((line) => line['type'] !== 'summary' && 'example_id' in line);
-    expect(records.map((record) => [record['example_id'], record['answer']]).sort()).toEqual([
-      ['item-0', 'jade-0'],
-      ['item-1', 'jade-1'],
+    expect(records.map((record) => [record['example_id'], record['answer'], record['reward']]).sort()).toEqual([
+      ['item-0', 'jade-0', 2],
+      ['item-1', 'jade-1', 2],
     ]);
     // Without env_args the defaults apply, as for corral eval.
     const defaults = await postRollouts({ env: 'prefixed', n: 1, model: modelField });
-    expect(defaults.lines.find((line) => 'example_id' in line)).toMatchObject({ answer: 'amber-0' });
+    expect(defaults.lines.find((line) => 'example_id' in line)).toMatchObject({ answer: 'amber-0', reward: 1 });
     const refused = await postRollouts({ env: 'prefixed', n: 1, model: modelField, env_args: { prefix: 'jade', colour: 'red' } });
     expect(refused.status).toBe(400);
     expect(refused.lines[0]).toMatchObject({ error: { code: 'ENV_ERR_INVALID_ARGS' } });
@@ -100,4 +105,42 @@ print(json.dumps([record["answer"] for record in records]))
     });
     expect(JSON.parse(result.stdout)).toEqual(['opal-0']);
   });
+});
+
+describe.skipIf(!processBackend || !redisServerAvailable())('POST /v1/rollouts with env_args under corral serve --queue', () => {
+  it('the queue workers run the environment bound to the request’s env_args', async () => {
+    const redis = await startRedisServer();
+    const cache = { CORRAL_CACHE_DIR: join(folder, 'cache') };
+    const worker = spawnCorral(
+      ['worker', '--redis', redis.url(), '--backend', 'process', '--concurrency', '2', '--name', 'args-worker', '--env', join(folder, 'env.ts')],
+      cache,
+    );
+    const queued = startServe(['--port', '0', '--backend', 'process', '--env', join(folder, 'env.ts'), '--queue', redis.url()], cache);
+    try {
+      while (!worker.output.stdout.includes('"worker.ready"') || queued.address() === undefined) {
+        if (worker.exitCode !== null || queued.child.exitCode !== null) throw new Error(`did not start:\n${worker.output.stderr}\n${queued.stderr()}`);
+        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      }
+      const response = await fetch(`${queued.address()}/v1/rollouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ env: 'prefixed', n: 2, model: { base_url: model!.baseURL, model: 'scripted' }, env_args: { prefix: 'ruby', count: 2 } }),
+      });
+      expect(response.status).toBe(200);
+      const records = (await response.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => 'example_id' in line);
+      expect(records.map((record) => [record['example_id'], record['answer'], record['reward'], record['error']]).sort()).toEqual([
+        ['item-0', 'ruby-0', 2, null],
+        ['item-1', 'ruby-1', 2, null],
+      ]);
+    } finally {
+      queued.kill();
+      worker.kill('SIGKILL');
+      await Promise.all([queued.exited, worker.exited]);
+      await redis.close();
+    }
+  }, 180_000);
 });
