@@ -56,6 +56,10 @@ export { toolCalled, answerParses, stateSays, anyOf } from './runner/stopping/st
 export type { EnvironmentRollout, EnvironmentRolloutFactory, EnvironmentScore } from './runner/contract/environment-rollout.js';
 export type { Rubric, RubricFunction, RubricInput } from './runner/rubrics/rubric.js';
 export type { Agent, AgentRunInput } from './runner/agents/agent.js';
+// Model-free agents for an environment's CI: `export const agents = { reference: defineAgent({ name, run }) }`.
+export { defineAgent } from './runner/contract/define-agent.js';
+export type { ModelFreeAgentContext, ModelFreeAgentDefinition } from './runner/contract/define-agent.js';
+export type { ToolInfo, ToolOutcome } from './runner/contract/tool-access.js';
 export { OpenAIAgent } from './runner/agents/openai/openai-agent.js';
 export { ScriptedAgent } from './runner/agents/scripted/scripted-agent.js';
 export { openMcpToolSession } from './runner/contract/mcp-tool-session.js';

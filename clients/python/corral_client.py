@@ -154,12 +154,15 @@ class CorralClient:
 
     # -- rollouts -----------------------------------------------------------------------------------------
 
-    def rollouts(self, env, model, examples=None, example_ids=None, n=None, **options):
+    def rollouts(self, env, model, examples=None, example_ids=None, n=None, env_args=None, **options):
         """POST /v1/rollouts: iterate result records as their groups finish; `.summary` holds the summary line
-        afterwards. `model` is {base_url, model, api_key?, ...}; `options` are the other request fields
+        afterwards. `model` is {base_url, model, api_key?, ...}; `env_args` are the environment's arguments
+        (validated by its argsSchema, as for episodes); `options` are the other request fields
         (rollouts_per_example, sampling_args, max_concurrency, max_turns, seed). Closing the stream early
         cancels the remaining rollouts on the server."""
         body = {"env": env, "model": model, **options}
+        if env_args is not None:
+            body["env_args"] = env_args
         for name, value in (("examples", examples), ("example_ids", example_ids), ("n", n)):
             if value is not None:
                 body[name] = value

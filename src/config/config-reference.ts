@@ -44,7 +44,9 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
     'An episode unused this long is released (its cleanup hook runs, its sandbox is freed); later calls answer 410 EPISODE_ERR_EXPIRED.',
   'data.dataDir': 'Folder with the evaluation data (wiki/, qa/, humaneval/, ...); `corral serve` loads wiki/*/pages.jsonl from it.',
   'cache.dir':
-    "corral's cache folder. `corral env install` installs environment packages into its environments/ folder (an npm prefix). Default: $XDG_CACHE_HOME/corral, else ~/.cache/corral.",
+    "corral's cache folder. `corral env install` installs environment packages into its environment-packages/ folder (an npm prefix per package). Default: $XDG_CACHE_HOME/corral, else ~/.cache/corral.",
+  'environments.loadTimeoutMs':
+    'How long an environment or agent module may take to import (`corral eval`, `serve --env`, `env show`, a SIGHUP reload) before it fails with ENV_ERR_LOAD_TIMEOUT, instead of hanging on a top-level await that never settles.',
 };
 
 /** Environment variables read outside the config schema. */

@@ -151,7 +151,7 @@ export const ERROR_CODES = {
   ENV_ERR_INSTALL_FAILED: {
     audience: 'caller',
     transient: false,
-    doc: "`corral env install` (or `corral eval` installing an environment package on first use) failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
+    doc: "`corral env install` failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
   },
   ENV_ERR_NOT_ENVIRONMENT_PACKAGE: {
     audience: 'caller',
@@ -192,6 +192,31 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: 'A client named an environment this server does not serve (POST /v1/rollouts, /v1/episodes): only built-ins and what the operator loaded with `corral serve --env` can be named, never a path or package a client chooses (HTTP 400).',
+  },
+  ENV_ERR_NAME_TAKEN: {
+    audience: 'caller',
+    transient: false,
+    doc: "`corral serve --env` loaded an environment whose name is a built-in's (python-code, wiki-search, ...): it would silently replace the built-in for every client, so serve refuses to start; rename the environment.",
+  },
+  ENV_ERR_LOAD_TIMEOUT: {
+    audience: 'caller',
+    transient: false,
+    doc: 'An environment or agent module did not finish importing within environments.loadTimeoutMs (CORRAL_ENV_LOAD_TIMEOUT_MS, default 60 s): a top-level await that never settles. A reload that times out keeps the previous definition and later reloads still run.',
+  },
+  ENV_ERR_NO_EXAMPLE: {
+    audience: 'model',
+    transient: false,
+    doc: "An environment's own tool (or its state()) read the example at /mcp/<env> or /ws/<env>, where no example was chosen: the call is answered as an error result naming the field; run the tool in an episode (POST /v1/episodes) or a rollout.",
+  },
+  ENV_ERR_INIT_EXISTS: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral env init <dir>` found files it would write (package.json, index.ts, agents.ts, README.md) already there; it never overwrites.',
+  },
+  AGENT_ERR_MISUSE: {
+    audience: 'caller',
+    transient: false,
+    doc: "A model-free agent an environment module exports used the agent API wrongly: defineAgent's callTool with a tool the environment lacks, arguments that are not an object, more calls than maxTurns, a second answer(); or recorder.callTool given something other than (tools, a tool call, turn). The rollout is errored with this code and the message says what to write.",
   },
   EPISODE_ERR_NOT_FOUND: {
     audience: 'caller',
