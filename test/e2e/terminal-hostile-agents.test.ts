@@ -163,4 +163,26 @@ describe.runIf(dockerAvailable)('terminal trials: what an agent phase does to it
     expect((await readdir(hostDirectory)).sort()).toEqual(['cli-stdout.txt', 'reward.txt', 'trajectory.json']);
     expect(await readFile(join(hostDirectory, 'trajectory.json'), 'utf8')).toBe('precious\n');
   }, 600_000);
+
+  it('[environment].storage_mb: an agent phase that leaves more scores 0 unverified; one within it is verified', async () => {
+    const storageTask = async (name: string, megabytes: number) => {
+      const directory = await hostileTask(join(workDirectory, 'tasks'), name, `head -c ${megabytes}M /dev/urandom > /app/blob`);
+      const toml = await readFile(join(directory, 'task.toml'), 'utf8');
+      await writeFile(join(directory, 'task.toml'), toml.replace('network_mode = "no-network"', 'network_mode = "no-network"\nstorage_mb = 64'));
+      // This verifier passes anything: only the storage check can make the trial 0.
+      await writeFile(join(directory, 'tests/test.sh'), '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n', { mode: 0o755 });
+      return loadTask(directory);
+    };
+    const [over, within] = await Promise.all([
+      storageTask('storage-over', 100).then((task) => trial(task, oracleAgent)),
+      storageTask('storage-within', 8).then((task) => trial(task, oracleAgent)),
+    ]);
+    expect({ reward: over.reward, error: over.error, code: over.agentPhase.error?.code, verifier: over.verifierPhase }).toEqual({
+      reward: 0,
+      error: null,
+      code: 'TERMINAL_ERR_STORAGE_EXCEEDED',
+      verifier: null,
+    });
+    expect({ reward: within.reward, error: within.error, agentError: within.agentPhase.error }).toEqual({ reward: 1, error: null, agentError: null });
+  }, 300_000);
 });

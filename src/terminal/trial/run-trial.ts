@@ -12,6 +12,7 @@ import { AGENT_LOGS_DIRECTORY, type TrialNetworkPolicy } from './trial-container
 import type { TrialContainerPool } from './trial-container-pool.js';
 import type { TrialContainer } from './trial-container.js';
 import type { PhaseWindow, TrialFailure, TrialResult } from './trial-result.js';
+import { storageExcess } from './storage-limit.js';
 import { restoreVerifierPaths } from './verifier-paths.js';
 import { runVerifierPhase } from './verifier-phase.js';
 
@@ -94,6 +95,16 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     // Every agent-phase process dies with the container's PID namespace before anything is verified.
     await container.kill();
     const stopped = container;
+    const overStorage = await storageExcess(options.docker, stopped.containerId, task);
+    if (overStorage) {
+      // The task's disk was full: a 0 without verifying (a real disk of that size would have stopped the agent).
+      result.agentPhase.error = overStorage;
+      await collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
+      await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
+      result.reward = 0;
+      result.rewards = { reward: 0 };
+      return finish();
+    }
     if (agentPhase.failure) {
       // The agent could not work (its model failed): nothing to verify; its logs are still kept.
       await collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
