@@ -117,6 +117,13 @@ describe.runIf(dockerAvailable)('terminal trials: what an agent phase does to it
     );
   }, 300_000);
 
+  it('an agent that kills its own in-sandbox agent (SBX_ERR_*) is verified like any attempt: 0, not errored', async () => {
+    const killer = `python3 -c "import os; [os.kill(int(p), 9) for p in os.listdir('/proc') if p.isdigit() and b'/opt/corral/agent' in open('/proc/%s/cmdline' % p, 'rb').read()]"`;
+    const result = await oracleTrial('kills-its-agent', killer);
+    expect(result.agentPhase.error?.code).toMatch(/^SBX_ERR_/);
+    expect({ reward: result.reward, error: result.error }).toEqual({ reward: 0, error: null });
+  }, 300_000);
+
   it('/logs/agent -> a host folder: the host writes the agent files into the trial folder, never through the link', async () => {
     await writeFile(join(hostDirectory, 'cli-stdout.txt'), 'precious\n');
     const linking: TrialAgent = {
