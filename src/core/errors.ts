@@ -323,6 +323,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A trial container could not be created, started, committed or verified (daemon error, an image without python3 or /opt/corral/agent, a failed healthcheck); details name the phase.',
   },
+  TERMINAL_ERR_STORAGE_EXCEEDED: {
+    audience: 'caller',
+    transient: false,
+    doc: "A trial's agent phase left more than the task's [environment].storage_mb in the container's writable layer: the trial scores 0 without being verified (info.agent_phase.error carries this code); it is not errored.",
+  },
   CLI_AGENT_ERR_UNKNOWN: {
     audience: 'caller',
     transient: false,
