@@ -4,6 +4,7 @@
  * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
+import { recordingToolSchemas } from '../eval/tool-schemas.js';
 import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
@@ -148,7 +149,8 @@ export function registerEvalCommand(program: Command): void {
       try {
         await runEvaluation({
           environment,
-          agent,
+          // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
+          agent: recordingToolSchemas(agent, metadata),
           rollouts,
           examples,
           rolloutsPerExample,
