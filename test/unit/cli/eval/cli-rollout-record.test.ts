@@ -75,6 +75,23 @@ describe('cliConversation', () => {
     expect(buildSamples(record(cliConversation(lossy).tokens)).missing).toBe('tokens_missing');
   });
 
+  it('matches a turn the CLI resent reshaped (OpenCode resends content null as "") to the call that produced it', () => {
+    const silent = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: 't2', type: 'function' as const, function: { name: 'py', arguments: '{"a": 1}' } }],
+    };
+    const resent = { ...silent, content: '', tool_calls: [{ ...silent.tool_calls[0]!, function: { name: 'py', arguments: '{"a":1}' } }] };
+    const calls = [
+      call(0, [system, user], silent, { completion_token_ids: [7] }),
+      call(1, [system, user, resent, result], second, { completion_token_ids: [8] }),
+    ];
+    expect(cliConversation(calls).tokens).toEqual([
+      { completion_token_ids: [7], turn: 1 },
+      { completion_token_ids: [8], turn: 2 },
+    ]);
+  });
+
   it('no calls: an empty conversation', () => {
     expect(cliConversation([])).toEqual({ completion: [], tokens: [], answer: '' });
   });
