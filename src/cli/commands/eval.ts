@@ -83,6 +83,7 @@ export function registerEvalCommand(program: Command): void {
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
         const run = await runTerminalEvaluation(options, log);
         process.exitCode = finish(run.directory, run.metadata, { ...run, log });
+        if (options.samples) await writeRunSamples(run.directory, log);
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);
