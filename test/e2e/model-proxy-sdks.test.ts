@@ -53,7 +53,11 @@ function expectRecordedCalls(dialect: string, streams: boolean[]) {
   expect(rollout.calls).toHaveLength(count);
   for (const [index, call] of rollout.calls.entries()) {
     expect(call).toMatchObject({ index, rolloutId: 'sdk', dialect, stream: streams[index], error: null });
-    expect(call.tokens).toEqual({ prompt_token_ids: TOKENS.promptTokenIds, completion_token_ids: TOKENS.completionTokenIds, completion_logprobs: TOKENS.logprobs });
+    expect(call.tokens).toEqual({
+      prompt_token_ids: TOKENS.promptTokenIds,
+      completion_token_ids: TOKENS.completionTokenIds,
+      completion_logprobs: TOKENS.logprobs,
+    });
     expect(call.request.sampling).toMatchObject({ temperature: 0.7, max_tokens: 256, seed: 5, logprobs: true, return_token_ids: true });
   }
   expect(model.requests).toHaveLength(count);
