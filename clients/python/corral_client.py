@@ -168,6 +168,14 @@ class CorralClient:
                 body[name] = value
         return RolloutStream(self._open("POST", "/v1/rollouts", body))
 
+    def samples(self, env, model, examples=None, example_ids=None, n=None, **options):
+        """POST /v1/rollouts with samples: true: iterate training samples (dicts with example_id, rollout_index,
+        sample_index, prompt_ids, completion_ids, completion_mask, completion_logprobs, reward, advantage; see
+        docs/training.md) as their groups finish. Rollouts without samples (errored, tokens_missing) yield none;
+        `.summary["samples"]` counts them afterwards, `.records` holds the records read so far. Pass token_in=True
+        for token-in mode (vLLM /tokenize + /v1/completions)."""
+        return SampleStream(self.rollouts(env, model, examples=examples, example_ids=example_ids, n=n, samples=True, **options))
+
     # -- episodes -----------------------------------------------------------------------------------------
 
     def create_episode(self, env, example_id=None, example=None, env_args=None):
@@ -242,6 +250,33 @@ class RolloutStream:
     def close(self):
         """Stops reading; the server cancels rollouts still running when the connection closes."""
         self._response.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class SampleStream:
+    """Training samples of POST /v1/rollouts with samples: true, one per iteration (a rollout may give several
+    when its chat template broke the token prefix, or none)."""
+
+    def __init__(self, rollouts):
+        self._rollouts = rollouts
+        self.records = []
+
+    @property
+    def summary(self):
+        return self._rollouts.summary
+
+    def __iter__(self):
+        for record in self._rollouts:
+            self.records.append(record)
+            yield from record.get("samples") or []
+
+    def close(self):
+        self._rollouts.close()
 
     def __enter__(self):
         return self

@@ -4,6 +4,7 @@
  * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
+import { recordingToolSchemas } from '../eval/tool-schemas.js';
 import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
@@ -87,6 +88,7 @@ export function registerEvalCommand(program: Command): void {
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
         const run = await runTerminalEvaluation(options, log);
         process.exitCode = finish(run.directory, run.metadata, { ...run, log });
+        if (options.samples) await writeRunSamples(run.directory, log);
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);
@@ -162,7 +164,8 @@ export function registerEvalCommand(program: Command): void {
       try {
         await runEvaluation({
           environment,
-          agent,
+          // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
+          agent: recordingToolSchemas(agent, metadata),
           rollouts,
           examples,
           rolloutsPerExample,

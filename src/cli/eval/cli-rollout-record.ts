@@ -51,7 +51,28 @@ function findCall(calls: readonly ModelCall[], from: number, message: ProxyChatM
   for (let index = from; index < calls.length; index++) if (calls[index]!.response === message) return index;
   const text = JSON.stringify(message);
   for (let index = from; index < calls.length; index++) if (JSON.stringify(calls[index]!.response) === text) return index;
+  // A CLI may resend an answer reshaped (content as parts, reasoning dropped, arguments re-serialised): match what the
+  // model said, its text and its tool calls, so the turn keeps its token ids (a turn without them leaves no sample).
+  const said = assistantSaid(message);
+  for (let index = from; index < calls.length; index++) {
+    const response = calls[index]!.response;
+    if (response && assistantSaid(response) === said) return index;
+  }
   return -1;
+}
+
+function assistantSaid(message: ProxyChatMessage): string {
+  const content = asChatMessage(message).content ?? '';
+  const calls = message.role === 'assistant' ? (message.tool_calls ?? []) : [];
+  return JSON.stringify([content.trim(), calls.map((call) => [call.id, call.function.name, normalisedArguments(call.function.arguments)])]);
+}
+
+function normalisedArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text || '{}'));
+  } catch {
+    return text;
+  }
 }
 
 /** Content parts (text, images) flattened to the trajectory's plain-text messages; images become a marker. */

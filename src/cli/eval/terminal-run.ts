@@ -39,7 +39,7 @@ import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
-import { maxErrorsLimit, parseSamplingArgs } from './eval-options.js';
+import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { RunCommand } from './run-command.js';
@@ -405,7 +405,7 @@ function resolveRun(options: EvalOptions): { command: RunCommand; settings: Term
     base_url: usesModel(agentName) ? (options.baseUrl ?? process.env['OPENAI_BASE_URL'] ?? null) : null,
     num_examples: options.numExamples ?? -1,
     rollouts_per_example: options.rolloutsPerExample ?? 1,
-    sampling_args: parseSamplingArgs(options.sampling),
+    sampling_args: withTokenRequest(parseSamplingArgs(options.sampling), options),
     seed: options.seed ?? null,
     max_turns: options.maxTurns ?? null,
     backend: 'docker',
