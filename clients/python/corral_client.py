@@ -174,7 +174,8 @@ class CorralClient:
         docs/training.md) as their groups finish. Rollouts without samples (errored, tokens_missing) yield none;
         `.summary["samples"]` counts them afterwards, `.records` holds the records read so far. Pass token_in=True
         for token-in mode (vLLM /tokenize + /v1/completions)."""
-        return SampleStream(self.rollouts(env, model, examples=examples, example_ids=example_ids, n=n, samples=True, **options))
+        stream = self.rollouts(env, model, examples=examples, example_ids=example_ids, n=n, samples=True, **options)
+        return SampleStream(stream)
 
     # -- episodes -----------------------------------------------------------------------------------------
 

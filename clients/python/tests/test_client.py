@@ -50,7 +50,8 @@ class RolloutTest(unittest.TestCase):
             self.assertEqual(len(sample["completion_ids"]), len(sample["completion_mask"]))
             self.assertEqual(len(sample["completion_ids"]), len(sample["completion_logprobs"]))
             self.assertIn(0, sample["completion_mask"])  # the tool result, inserted between the two turns
-            self.assertTrue(all(lp < 0 for lp, bit in zip(sample["completion_logprobs"], sample["completion_mask"]) if bit == 1))
+            sampled = [lp for lp, bit in zip(sample["completion_logprobs"], sample["completion_mask"]) if bit == 1]
+            self.assertTrue(all(lp < 0 for lp in sampled))
             self.assertEqual((sample["reward"], sample["advantage"]), (1, 0))
         self.assertEqual(stream.summary["samples"]["rollouts_with_samples"], 4)
         self.assertEqual(len(stream.records), 4)
