@@ -40,6 +40,8 @@ export async function proxyOverheadFigures(options: ProxyBenchOptions): Promise<
     upstream: { baseURL: model.baseURL, model: 'bench' },
     forcedArgs: { temperature: 1, logprobs: true, return_token_ids: true },
     listen: { port: 0 },
+    // One rollout per dialect makes every paired call (warm-up + samples + CPU calls): --proxy-samples may pass the default bound.
+    maxCallsPerRollout: Number.MAX_SAFE_INTEGER,
   });
   const client = new Agent({ keepAliveTimeout: 30_000, connections: 4 });
   const figures: Figure[] = [];

@@ -99,10 +99,12 @@ export function registerBenchSubcommands(bench: Command): void {
 
   bench
     .command('runner')
-    .description('wiki-search rollouts/s (openai agent vs an instant scripted model), HumanEval graded in Docker (vs docker run), baseline exact match')
+    .description(
+      'wiki-search rollouts/s (openai agent vs an instant scripted model), HumanEval graded in Docker (vs docker run), baseline exact match, training-sample build cost',
+    )
     .option('--json', 'print only the JSON array of figures on stdout')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
-    .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline')
+    .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline,samples')
     .option('--rollouts <n>', 'wiki rollouts per timed run, all in flight at once', '1024')
     .option('--repeats <n>', 'timed wiki runs (median)', '3')
     .option('--image <image>', 'sandbox image for HumanEval and its docker run peer', 'corral/python:latest')
@@ -119,12 +121,14 @@ export function registerBenchSubcommands(bench: Command): void {
         concurrency: string;
         limit?: string;
       }) => {
-        const dataDir = requireDataDir(options.dataDir);
         const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('./runner-bench.js');
+        const parts = chooseParts(options.only, RUNNER_BENCH_PARTS);
+        // The samples part is pure CPU on a synthetic record: it needs no evaluation data.
+        const dataDir = parts.every((part) => part === 'samples') ? '' : requireDataDir(options.dataDir);
         const figures = await runRunnerBench({
           dataDir,
           openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
-          parts: chooseParts(options.only, RUNNER_BENCH_PARTS),
+          parts,
           rollouts: positive(options.rollouts, '--rollouts'),
           repeats: positive(options.repeats, '--repeats'),
           image: options.image,
@@ -136,7 +140,7 @@ export function registerBenchSubcommands(bench: Command): void {
         print(
           figures,
           options.json === true,
-          'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions.',
+          'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions; samples = median ms per buildSamples call on a synthetic 10-turn 8k-token rollout (5 rounds of 500 after a warm-up), JSON.stringify of the same record as the peer.',
         );
       },
     );

@@ -10,6 +10,8 @@ export interface Figure {
   ratio?: number;
   /** Target from the issue, for the printed table (e.g. '<= 5'). */
   target?: string;
+  /** Set when the figure could not be measured (value NaN): what failed. */
+  error?: string;
 }
 
 export function percentile(samples: readonly number[], p: number): number {
@@ -25,7 +27,7 @@ export const round = (value: number, digits = 3) => Number(value.toFixed(digits)
 export function formatFigures(figures: readonly Figure[]): string {
   const rows = figures.map((figure) => [
     figure.name,
-    `${round(figure.value)} ${figure.unit}`,
+    figure.error ? `failed: ${figure.error}` : `${round(figure.value)} ${figure.unit}`,
     figure.peer ? `${figure.peer}: ${round(figure.peerValue ?? Number.NaN)} ${figure.unit}` : '',
     figure.ratio === undefined ? '' : `x${round(figure.ratio, 1)}`,
     figure.target ?? '',

@@ -1,7 +1,8 @@
 /**
  * `corral bench runner`: wiki-search rollouts per second with the real OpenAI agent against an instant scripted
  * model (all rollouts in flight at once), HumanEval reference solutions graded in Docker sandboxes against a
- * `docker run` per problem, and the baseline agent's exact match on the SQuAD dev split.
+ * `docker run` per problem, the baseline agent's exact match on the SQuAD dev split, and the cost of building
+ * training samples per rollout against JSON.stringify of the same record.
  */
 import { createPythonCodeEnvironment, createWikiSearchEnvironment, defaultCorpusPaths } from '../src/runner/environments/index.js';
 import { codeDataset } from '../src/runner/environments/python-code/code-dataset.js';
@@ -12,8 +13,9 @@ import { baselineExactMatchFigures } from './runner-bench-baseline.js';
 import { humanEvalFigures } from './runner-bench-humaneval.js';
 import type { OpenBenchTools } from './runner-bench-tools.js';
 import { wikiRolloutFigures } from './runner-bench-wiki.js';
+import { sampleBuildFigures } from './runner-bench-samples.js';
 
-export const RUNNER_BENCH_PARTS = ['wiki', 'humaneval', 'baseline'] as const;
+export const RUNNER_BENCH_PARTS = ['wiki', 'humaneval', 'baseline', 'samples'] as const;
 export type RunnerBenchPart = (typeof RUNNER_BENCH_PARTS)[number];
 
 export interface RunnerBenchOptions {
@@ -34,6 +36,7 @@ export interface RunnerBenchOptions {
 
 export async function runRunnerBench(options: RunnerBenchOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
+  if (options.parts.includes('samples')) figures.push(...sampleBuildFigures({ log: options.log }));
   const datasetOptions = { args: {}, dataDir: options.dataDir };
   if (options.parts.includes('wiki') || options.parts.includes('baseline')) {
     const environment = createWikiSearchEnvironment({ corpus: defaultCorpusPaths(options.dataDir) });

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { SandboxPool } from '../src/sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../src/sandbox/registry.js';
 import { type SandboxSpecInput, parseSandboxSpec } from '../src/sandbox/spec.js';
+import type { Lease } from '../src/sandbox/lease.js';
 import { type Figure, percentile, round } from './figure.js';
+import { type StatsSource, idleMemoryFigure } from './sandbox-bench-memory.js';
 import { execFileAsync, median, sampleMs, timeCommandMs } from './measure.js';
 
 export interface SandboxBenchOptions {
@@ -16,6 +18,8 @@ export interface SandboxBenchOptions {
   /** Sandboxes held at once for sandbox.docker.concurrent. */
   concurrent: number;
   log: (line: string) => void;
+  /** Where idle memory is read (default `docker stats`); injected to test a failing daemon. */
+  statsSource?: StatsSource;
 }
 
 const ratio = (peerValue: number, value: number) => round(peerValue / value, 1);
@@ -164,42 +168,28 @@ async function creationFigures(options: SandboxBenchOptions): Promise<Figure[]> 
   }
 }
 
-async function concurrencyFigures(options: SandboxBenchOptions): Promise<Figure[]> {
+export async function concurrencyFigures(options: SandboxBenchOptions): Promise<Figure[]> {
   options.log(`docker: ${options.concurrent} sandboxes held at once`);
   const pool = new SandboxPool({ max: options.concurrent, healthIntervalMs: 0, reapIntervalMs: 0, acquireTimeoutMs: 600_000 });
   const spec = { backend: 'docker' as const, image: options.image };
+  let leases: Lease[] = [];
   try {
     const results = await Promise.allSettled(Array.from({ length: options.concurrent }, () => pool.acquire(spec)));
-    const leases = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    leases = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     const calls = await Promise.allSettled(leases.map((lease) => lease.session.python({ code: '1 + 1' })));
     const errors = results.length - leases.length + calls.filter((call) => call.status === 'rejected' || call.value.value !== '2').length;
-    const ids = (await execFileAsync('docker', ['ps', '-q', '--filter', 'label=corral.app=corral'])).stdout.split('\n').filter(Boolean);
-    const memory = await idleMemoryMiB(ids);
-    await Promise.all(leases.map((lease) => lease.release()));
+    const listIds = async () => (await execFileAsync('docker', ['ps', '-q', '--filter', 'label=corral.app=corral'])).stdout.split('\n').filter(Boolean);
+    const memory = await idleMemoryFigure(listIds, options.statsSource);
+    if (memory.error) options.log(`docker: ${memory.error} (figure reported as failed; the sandboxes are released)`);
     return [
       { name: 'sandbox.docker.concurrent', value: leases.length, unit: 'sandboxes', target: `${options.concurrent} with 0 errors` },
       { name: 'sandbox.docker.concurrent.errors', value: errors, unit: 'errors', target: '0' },
-      { name: 'sandbox.docker.idle_memory', value: round(memory, 1), unit: 'MiB/sandbox' },
+      memory,
     ];
   } finally {
+    await Promise.allSettled(leases.map((lease) => lease.release()));
     await pool.close();
   }
-}
-
-/** Mean memory use of the given containers, from `docker stats`. */
-async function idleMemoryMiB(ids: string[]): Promise<number> {
-  if (ids.length === 0) return Number.NaN;
-  const { stdout } = await execFileAsync('docker', ['stats', '--no-stream', '--format', '{{.MemUsage}}', ...ids], { maxBuffer: 8 << 20 });
-  const units: Record<string, number> = { B: 1 / 2 ** 20, KiB: 1 / 1024, MiB: 1, GiB: 1024 };
-  const values = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const match = /([\d.]+)\s*([KMG]?i?B)/.exec(line.split('/')[0]!.trim());
-      return match ? Number(match[1]) * (units[match[2]!] ?? 1) : Number.NaN;
-    })
-    .filter((value) => !Number.isNaN(value));
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 async function leakFigure(options: SandboxBenchOptions): Promise<Figure> {

@@ -6,9 +6,12 @@
 // package exports; its src/*.ts under a checkout) and corral's own zod, so schemas and errors are the same
 // instances the CLI uses. A folder with its own node_modules/corral keeps it.
 //
-// A TypeScript file whose package scope does not say "type" (no package.json at all, say) is loaded as an ES
-// module when it contains import/export statements: the per-file inference Node applies to .js, applied to .ts.
-// These hooks run before tsx's (bin/corral.mjs registers them first), so tsx sees the format and compiles to ESM.
+// A TypeScript file whose package scope does not say "type": "module" (no package.json at all, one without the
+// field, or the "type": "commonjs" that `npm init -y` writes since npm 11) is loaded as an ES module when it contains
+// import/export statements: the per-file inference Node applies to .js, applied to .ts. Compiled to CommonJS instead,
+// `import { defineEnvironment } from 'corral'` would become a require() of corral's ES modules, which fails. These
+// hooks run before tsx's (bin/corral.mjs registers them first), so tsx sees the format and compiles to ESM. A .ts
+// file written as CommonJS (require, module.exports, no import/export) stays CommonJS; use .cts to force it.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
@@ -65,7 +68,7 @@ function withTypeScriptFormat(resolved) {
   if (!resolved.url.startsWith('file:') || !TYPESCRIPT_FILE.test(new URL(resolved.url).pathname)) return resolved;
   if (resolved.format && resolved.format !== 'commonjs') return resolved;
   const path = fileURLToPath(resolved.url);
-  if (packageScopeType(dirname(path)) !== undefined) return resolved;
+  if (packageScopeType(dirname(path)) === 'module') return resolved;
   let source = '';
   try {
     source = readFileSync(path, 'utf8');

@@ -56,11 +56,19 @@ export { toolCalled, answerParses, stateSays, anyOf } from './runner/stopping/st
 export type { EnvironmentRollout, EnvironmentRolloutFactory, EnvironmentScore } from './runner/contract/environment-rollout.js';
 export type { Rubric, RubricFunction, RubricInput } from './runner/rubrics/rubric.js';
 export type { Agent, AgentRunInput } from './runner/agents/agent.js';
+// Model-free agents for an environment's CI: `export const agents = { reference: defineAgent({ name, run }) }`.
+export { defineAgent } from './runner/contract/define-agent.js';
+export type { ModelFreeAgentContext, ModelFreeAgentDefinition } from './runner/contract/define-agent.js';
+export type { ToolInfo, ToolOutcome } from './runner/contract/tool-access.js';
 export { OpenAIAgent } from './runner/agents/openai/openai-agent.js';
 export { ScriptedAgent } from './runner/agents/scripted/scripted-agent.js';
 export { openMcpToolSession } from './runner/contract/mcp-tool-session.js';
 export { runEvaluation } from './runner/scheduler/run-evaluation.js';
 export type { ResultRecord } from './runner/trajectory/result-record.js';
+// Training samples (docs/training.md): the one builder from a result record, and its wire shape.
+export { buildSamples } from './runner/samples/build-samples.js';
+export type { TrainingSample, RolloutSamples, SampleMissingReason } from './runner/samples/training-sample.js';
+export type { TurnTokens } from './runner/trajectory/messages.js';
 // The recording model proxy CLI agents speak to (four dialects in, Chat Completions upstream, every call recorded).
 export { startModelProxy } from './model-proxy/model-proxy.js';
 export type { ModelProxy, ModelProxyOptions } from './model-proxy/model-proxy.js';

@@ -154,16 +154,28 @@ class CorralClient:
 
     # -- rollouts -----------------------------------------------------------------------------------------
 
-    def rollouts(self, env, model, examples=None, example_ids=None, n=None, **options):
+    def rollouts(self, env, model, examples=None, example_ids=None, n=None, env_args=None, **options):
         """POST /v1/rollouts: iterate result records as their groups finish; `.summary` holds the summary line
-        afterwards. `model` is {base_url, model, api_key?, ...}; `options` are the other request fields
+        afterwards. `model` is {base_url, model, api_key?, ...}; `env_args` are the environment's arguments
+        (validated by its argsSchema, as for episodes); `options` are the other request fields
         (rollouts_per_example, sampling_args, max_concurrency, max_turns, seed). Closing the stream early
         cancels the remaining rollouts on the server."""
         body = {"env": env, "model": model, **options}
+        if env_args is not None:
+            body["env_args"] = env_args
         for name, value in (("examples", examples), ("example_ids", example_ids), ("n", n)):
             if value is not None:
                 body[name] = value
         return RolloutStream(self._open("POST", "/v1/rollouts", body))
+
+    def samples(self, env, model, examples=None, example_ids=None, n=None, **options):
+        """POST /v1/rollouts with samples: true: iterate training samples (dicts with example_id, rollout_index,
+        sample_index, prompt_ids, completion_ids, completion_mask, completion_logprobs, reward, advantage; see
+        docs/training.md) as their groups finish. Rollouts without samples (errored, tokens_missing) yield none;
+        `.summary["samples"]` counts them afterwards, `.records` holds the records read so far. Pass token_in=True
+        for token-in mode (vLLM /tokenize + /v1/completions)."""
+        stream = self.rollouts(env, model, examples=examples, example_ids=example_ids, n=n, samples=True, **options)
+        return SampleStream(stream)
 
     # -- episodes -----------------------------------------------------------------------------------------
 
@@ -239,6 +251,33 @@ class RolloutStream:
     def close(self):
         """Stops reading; the server cancels rollouts still running when the connection closes."""
         self._response.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class SampleStream:
+    """Training samples of POST /v1/rollouts with samples: true, one per iteration (a rollout may give several
+    when its chat template broke the token prefix, or none)."""
+
+    def __init__(self, rollouts):
+        self._rollouts = rollouts
+        self.records = []
+
+    @property
+    def summary(self):
+        return self._rollouts.summary
+
+    def __iter__(self):
+        for record in self._rollouts:
+            self.records.append(record)
+            yield from record.get("samples") or []
+
+    def close(self):
+        self._rollouts.close()
 
     def __enter__(self):
         return self

@@ -86,7 +86,11 @@ def train(args, log=lambda line: print(line, file=sys.stderr, flush=True)):
             stream = corral.rollouts(args.env, n=args.examples, **rollout_request(args, step, server.base_url))
             records = list(stream)
             scored = [record for record in records if record.get("error") is None]
-            samples = [sample for record in scored for sample in samples_of(record)]
+            # Groups arrive in the order they finish; a fixed order keeps the update (float sums) repeatable.
+            samples = sorted(
+                (sample for record in scored for sample in samples_of(record)),
+                key=lambda sample: (sample["example_id"], sample["rollout_index"], sample["sample_index"]),
+            )
             rewards = [record["reward"] for record in scored]
             entry = {
                 "step": step,

@@ -52,7 +52,7 @@ export const COMMAND_CATALOG: readonly CatalogCommand[] = [
   {
     name: 'mcp',
     term: 'mcp [options] <env>',
-    description: 'serve one environment (wiki, python, js, all) as an MCP server over stdio',
+    description: 'serve one environment over stdio as an MCP server: a toolset (wiki, python, js, all), a built-in or installed environment, or a module file',
     load: async () => (await import('./commands/mcp-stdio.js')).registerMcpCommand,
   },
   {

@@ -31,11 +31,13 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
     'Model endpoints POST /v1/rollouts may call: host names, IPs or CIDRs. Empty: any, except loopback, link-local and unspecified addresses when bound beyond 127.0.0.1.',
   'server.requestTimeoutMs': 'A request whose headers and body have not fully arrived after this long is answered 408 and its connection closed.',
   'server.firstRequestTimeoutMs': 'A connection that completes no request (not even its headers) within this long is closed.',
-  'server.maxConnections': 'Open connections in total; at the cap the oldest idle one is closed for a newcomer.',
-  'server.maxConnectionsPerAddress': "Open connections from one remote address; at the cap that address's oldest idle one is closed for a newcomer.",
+  'server.maxConnections':
+    'Open connections in total, lowered to the descriptor budget (ulimit -n minus a quarter, at least 128, kept in reserve); at the cap the longest-idle one is closed for a newcomer.',
+  'server.maxConnectionsPerAddress':
+    "Open connections from one remote address, at most half of the total cap; at the cap that address's longest-idle one is closed for a newcomer.",
   'server.maxBufferedBytesPerConnection': 'A connection whose unsent output exceeds this stops being read until its client catches up.',
   'server.slowClientGraceMs': 'A connection that stays above maxBufferedBytesPerConnection this long is closed.',
-  'server.maxSessionsPerPrincipal': 'MCP sessions one principal (bearer token digest, or remote address without a token) may hold; beyond it 429.',
+  'server.maxSessionsPerPrincipal': 'MCP sessions one principal (token digest, or the remote address on a tokenless server) may hold; beyond it 429.',
   'server.maxHandlesPerPrincipal': 'Sandbox handles (POST /v1/sandboxes) one principal may hold; beyond it 429.',
   'server.maxLeasedSandboxesPerPrincipal': 'Sandboxes one principal may have leased at once; beyond it 429.',
   'server.maxRolloutRequestsPerPrincipal': 'Concurrent POST /v1/rollouts requests per principal; beyond it 429.',
@@ -44,7 +46,9 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
     'An episode unused this long is released (its cleanup hook runs, its sandbox is freed); later calls answer 410 EPISODE_ERR_EXPIRED.',
   'data.dataDir': 'Folder with the evaluation data (wiki/, qa/, humaneval/, ...); `corral serve` loads wiki/*/pages.jsonl from it.',
   'cache.dir':
-    "corral's cache folder. `corral env install` installs environment packages into its environments/ folder (an npm prefix). Default: $XDG_CACHE_HOME/corral, else ~/.cache/corral.",
+    "corral's cache folder. `corral env install` installs environment packages into its environment-packages/ folder (an npm prefix per package). Default: $XDG_CACHE_HOME/corral, else ~/.cache/corral.",
+  'environments.loadTimeoutMs':
+    'How long an environment or agent module may take to import (`corral eval`, `serve --env`, `env show`, a SIGHUP reload) before it fails with ENV_ERR_LOAD_TIMEOUT, instead of hanging on a top-level await that never settles.',
 };
 
 /** Environment variables read outside the config schema. */

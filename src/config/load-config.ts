@@ -30,6 +30,7 @@ export const CONFIG_SOURCES: readonly ConfigSource[] = [
   { path: ['server', 'episodeIdleTtlMs'], flag: '--episode-idle-ttl-ms', env: 'CORRAL_EPISODE_IDLE_TTL_MS', parse: Number },
   { path: ['data', 'dataDir'], flag: '--data-dir', env: 'CORRAL_DATA_DIR' },
   { path: ['cache', 'dir'], flag: '--cache-dir', env: 'CORRAL_CACHE_DIR' },
+  { path: ['environments', 'loadTimeoutMs'], flag: '--env-load-timeout-ms', env: 'CORRAL_ENV_LOAD_TIMEOUT_MS', parse: Number },
 ];
 
 export interface LoadConfigOptions {

@@ -96,12 +96,20 @@ export const cacheConfigSchema = z
   })
   .strict();
 
+export const environmentsConfigSchema = z
+  .object({
+    /** An environment or agent module that has not finished importing after this long is ENV_ERR_LOAD_TIMEOUT (a top-level await that never settles). */
+    loadTimeoutMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+
 export const corralConfigSchema = z
   .object({
     sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
     server: serverConfigSchema.default(serverConfigSchema.parse({})),
     data: dataConfigSchema.default({}),
     cache: cacheConfigSchema.default({}),
+    environments: environmentsConfigSchema.default(environmentsConfigSchema.parse({})),
   })
   .strict();
 

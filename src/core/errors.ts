@@ -151,7 +151,7 @@ export const ERROR_CODES = {
   ENV_ERR_INSTALL_FAILED: {
     audience: 'caller',
     transient: false,
-    doc: "`corral env install` (or `corral eval` installing an environment package on first use) failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
+    doc: "`corral env install` failed: npm could not be run or exited non-zero; the message ends with the tail of npm's stderr.",
   },
   ENV_ERR_NOT_ENVIRONMENT_PACKAGE: {
     audience: 'caller',
@@ -192,6 +192,31 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: 'A client named an environment this server does not serve (POST /v1/rollouts, /v1/episodes): only built-ins and what the operator loaded with `corral serve --env` can be named, never a path or package a client chooses (HTTP 400).',
+  },
+  ENV_ERR_NAME_TAKEN: {
+    audience: 'caller',
+    transient: false,
+    doc: "`corral serve --env` loaded an environment whose name is a built-in's (python-code, wiki-search, ...): it would silently replace the built-in for every client, so serve refuses to start; rename the environment.",
+  },
+  ENV_ERR_LOAD_TIMEOUT: {
+    audience: 'caller',
+    transient: false,
+    doc: 'An environment or agent module did not finish importing within environments.loadTimeoutMs (CORRAL_ENV_LOAD_TIMEOUT_MS, default 60 s): a top-level await that never settles. A reload that times out keeps the previous definition and later reloads still run.',
+  },
+  ENV_ERR_NO_EXAMPLE: {
+    audience: 'model',
+    transient: false,
+    doc: "An environment's own tool (or its state()) read the example at /mcp/<env> or /ws/<env>, where no example was chosen: the call is answered as an error result naming the field; run the tool in an episode (POST /v1/episodes) or a rollout.",
+  },
+  ENV_ERR_INIT_EXISTS: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral env init <dir>` found files it would write (package.json, index.ts, agents.ts, README.md) already there; it never overwrites.',
+  },
+  AGENT_ERR_MISUSE: {
+    audience: 'caller',
+    transient: false,
+    doc: "A model-free agent an environment module exports used the agent API wrongly: defineAgent's callTool with a tool the environment lacks, arguments that are not an object, more calls than maxTurns, a second answer(); or recorder.callTool given something other than (tools, a tool call, turn). The rollout is errored with this code and the message says what to write.",
   },
   EPISODE_ERR_NOT_FOUND: {
     audience: 'caller',
@@ -298,6 +323,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A trial container could not be created, started, committed or verified (daemon error, an image without python3 or /opt/corral/agent, a failed healthcheck); details name the phase.',
   },
+  TERMINAL_ERR_STORAGE_EXCEEDED: {
+    audience: 'caller',
+    transient: false,
+    doc: "A trial's agent phase left more than the task's [environment].storage_mb in the container's writable layer: the trial scores 0 without being verified (info.agent_phase.error carries this code); it is not errored.",
+  },
   CLI_AGENT_ERR_UNKNOWN: {
     audience: 'caller',
     transient: false,
@@ -334,6 +364,11 @@ export const ERROR_CODES = {
     doc: "A request to the model proxy carried no live rollout key (none, a wrong one, one of a closed rollout, or another rollout's key on a rollout's own socket): answered 401 in the CLI's dialect.",
   },
   PROXY_ERR_NOT_FOUND: { audience: 'caller', transient: false, doc: 'The model proxy has no route for this method and path: answered 404.' },
+  PROXY_ERR_ROLLOUT_LIMIT: {
+    audience: 'caller',
+    transient: false,
+    doc: "A rollout's model calls passed what the proxy records per rollout (maxCallsPerRollout, default 2,000 calls; maxRecordedBytesPerRollout, default 64 MiB): that call and every later one are answered 400 in the CLI's dialect, and the rollout is errored with this code rather than recorded cut short.",
+  },
   PROXY_ERR_INTERNAL: {
     audience: 'infrastructure',
     transient: false,
@@ -394,6 +429,21 @@ export const ERROR_CODES = {
     audience: 'caller',
     transient: false,
     doc: 'This run cannot go through the queue (e.g. `corral eval terminal` trials, or episodes under `corral serve --queue`); the message says what to use instead.',
+  },
+  QUEUE_ERR_INVALID_RESULT: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: 'A result stored in Redis is unreadable (not JSON, or not the record of the key it is stored under); the producer records that rollout as errored and goes on, instead of re-reading it for ever.',
+  },
+  QUEUE_ERR_JOB_REFUSED: {
+    audience: 'caller',
+    transient: false,
+    doc: "A queued job asks for more than the worker's own sandbox policy allows (an example's network, image or limits beyond what the environment loaded on the worker sets); the rollout is recorded errored and never runs.",
+  },
+  QUEUE_ERR_UNKNOWN_RUN: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral queue cancel <run-id>` names a run this Redis does not know (`corral queue status` lists the runs; metadata.json has queue.run_id).',
   },
   QUEUE_ERR_WORKER_FAILED: {
     audience: 'infrastructure',

@@ -18,7 +18,7 @@ export interface EnvironmentPackageManifest {
 
 const PREFIXED_NAME = /^(@[^/]+\/)?corral-env-[a-z0-9][a-z0-9._-]*$/;
 
-/** True for `corral-env-x` and `@scope/corral-env-x`: names corral may install on first use. */
+/** True for `corral-env-x` and `@scope/corral-env-x`: packages that need no `corral` field in package.json. */
 export const isEnvironmentPackageName = (name: string) => PREFIXED_NAME.test(name);
 
 export function readPackageJson(directory: string): Record<string, unknown> | null {

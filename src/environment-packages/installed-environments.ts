@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EnvironmentCache } from './environment-cache.js';
+import { type EnvironmentCache, packagePrefix } from './environment-cache.js';
 
 export interface InstalledEnvironmentRecord {
   /** npm package name. */
@@ -25,8 +25,11 @@ interface RecordFile {
   packages: Record<string, InstalledEnvironmentRecord>;
 }
 
+/** The records whose package folder is still there, by name. */
 export function readInstalledRecords(cache: EnvironmentCache): InstalledEnvironmentRecord[] {
-  return Object.values(readRecordFile(cache).packages).sort((a, b) => a.name.localeCompare(b.name));
+  return Object.values(readRecordFile(cache).packages)
+    .filter((record) => existsSync(installedPackageDirectory(cache, record.name)))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The record of `name`, only while its package folder is still in node_modules. */
@@ -35,7 +38,8 @@ export function findInstalledRecord(cache: EnvironmentCache, name: string): Inst
   return record && existsSync(installedPackageDirectory(cache, name)) ? record : undefined;
 }
 
-export const installedPackageDirectory = (cache: EnvironmentCache, name: string) => join(cache.directory, 'node_modules', ...name.split('/'));
+/** The package's folder inside its own prefix (environment-cache.ts says why each package has one). */
+export const installedPackageDirectory = (cache: EnvironmentCache, name: string) => join(packagePrefix(cache, name), 'node_modules', ...name.split('/'));
 
 export function writeInstalledRecord(cache: EnvironmentCache, record: InstalledEnvironmentRecord): void {
   const file = readRecordFile(cache);

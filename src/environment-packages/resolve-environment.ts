@@ -1,8 +1,9 @@
 /**
  * From what a user types (`corral eval <env>`, `corral serve --env <env>`, `corral env show <env>`) to an
  * Environment and where it came from, in this order: a built-in name; an installed package's name (optionally
- * name@version); a module file or a package folder at that path; and last, a corral-env-* name not yet installed,
- * which is installed on first use (said on stderr). Other package names must be installed with `corral env install`.
+ * name@version); a module file or a package folder at that path. Nothing is ever installed here: a name that is not
+ * installed is refused with the exact `corral env install` command, so a typo (corral-env-vualt) never fetches and
+ * runs a stranger's package without the user asking for it.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,7 +14,6 @@ import { loadEnvironmentModule } from '../runner/environments/load-environment.j
 import type { EnvironmentCache } from './environment-cache.js';
 import { isEnvironmentPackageName, readEnvironmentPackage } from './environment-package-manifest.js';
 import { type EnvironmentLocation, type EnvironmentSource, describeEnvironmentSource } from './environment-source.js';
-import { installEnvironmentPackage } from './install-environment-package.js';
 import { findInstalledRecord, installedPackageDirectory, readInstalledRecords } from './installed-environments.js';
 
 export interface ResolvedEnvironment {
@@ -28,20 +28,23 @@ export interface ResolvedEnvironment {
 export interface ResolveEnvironmentOptions {
   builtIns: Readonly<Record<string, () => Environment>>;
   cache: EnvironmentCache;
-  /** Install a corral-env-* name that is not installed yet (eval and serve do; `env show` does not). */
-  installMissing: boolean;
   log: (line: string) => void;
+  /** How long the module's import may take (config environments.loadTimeoutMs); ENV_ERR_LOAD_TIMEOUT after. */
+  loadTimeoutMs?: number;
 }
 
 export async function resolveEnvironment(nameOrPath: string, options: ResolveEnvironmentOptions): Promise<ResolvedEnvironment> {
   const location = await locateEnvironment(nameOrPath, options);
-  const environment = location.kind === 'built-in' ? options.builtIns[location.name]!() : await loadEnvironmentModule(modulePathOf(location));
+  const environment =
+    location.kind === 'built-in'
+      ? options.builtIns[location.name]!()
+      : await loadEnvironmentModule(modulePathOf(location), { timeoutMs: options.loadTimeoutMs });
   return { environment, location, modulePath: location.kind === 'built-in' ? null : modulePathOf(location), source: describeEnvironmentSource(location) };
 }
 
 const modulePathOf = (location: Exclude<EnvironmentLocation, { kind: 'built-in' }>) => (location.kind === 'package' ? location.entryPath : location.path);
 
-/** Where `nameOrPath` points, installing a missing corral-env-* package when allowed; loads nothing. */
+/** Where `nameOrPath` points; loads and installs nothing. */
 export async function locateEnvironment(nameOrPath: string, options: ResolveEnvironmentOptions): Promise<EnvironmentLocation> {
   if (Object.hasOwn(options.builtIns, nameOrPath)) return { kind: 'built-in', name: nameOrPath };
   const { name, version } = splitPackageSpec(nameOrPath);
@@ -57,19 +60,6 @@ export async function locateEnvironment(nameOrPath: string, options: ResolveEnvi
     const manifest = readEnvironmentPackage(path);
     return { kind: 'module', path: manifest.entryPath };
   }
-  if (isEnvironmentPackageName(name) && options.installMissing) {
-    options.log(`${nameOrPath} is not installed: installing it now (corral env install ${nameOrPath})`);
-    const installed = await installEnvironmentPackage(nameOrPath, { cache: options.cache, log: options.log });
-    const { manifest } = installed;
-    return {
-      kind: 'package',
-      name: manifest.name,
-      version: manifest.version,
-      directory: manifest.directory,
-      entryPath: manifest.entryPath,
-      record: installed.record,
-    };
-  }
   throw notFound(nameOrPath, path, options);
 }
 
@@ -82,8 +72,8 @@ export function splitPackageSpec(spec: string): { name: string; version: string 
 function notFound(nameOrPath: string, path: string, options: ResolveEnvironmentOptions): CorralError {
   const installed = readInstalledRecords(options.cache).map((record) => `${record.name}@${record.version}`);
   const hint = isEnvironmentPackageName(splitPackageSpec(nameOrPath).name)
-    ? `install it with \`corral env install ${nameOrPath}\``
-    : `a package of another name must be installed first with \`corral env install ${nameOrPath}\``;
+    ? `${nameOrPath} is not installed and corral never fetches a package on first use: check the name, then run \`corral env install ${nameOrPath}\``
+    : `a package must be installed first with \`corral env install ${nameOrPath}\``;
   return new CorralError(
     'ENV_ERR_NOT_FOUND',
     `no environment "${nameOrPath}": not a built-in (${Object.keys(options.builtIns).join(', ')}), not an installed package (${installed.join(', ') || 'none installed'}), and no module file or package folder at ${path}; ${hint}`,

@@ -52,6 +52,8 @@ export const rolloutRequestSchema = z
      * must not make the server import files.
      */
     env: z.string().min(1),
+    /** The environment's arguments, validated by its argsSchema (as `corral eval --env-args` and episodes' env_args). */
+    env_args: z.record(z.string(), z.unknown()).optional(),
     /** Dataset examples by id, in this order. */
     example_ids: z.array(z.string().min(1)).min(1).optional(),
     /** Examples sent inline instead of the environment's dataset. */

@@ -85,7 +85,7 @@ export function buildToolServer(options: CreateToolServerOptions): {
           title: tool.title,
           description: tool.description,
           inputSchema: tool.inputSchema,
-          outputSchema: tool.outputSchema,
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
           annotations: { title: tool.title, ...tool.annotations },
           _meta: { [TOOL_SCHEMA_VERSION_META_KEY]: TOOL_SCHEMA_VERSION },
         },
@@ -134,7 +134,8 @@ export function buildToolServer(options: CreateToolServerOptions): {
       return server.server.projectCallToolResult(
         {
           content: [{ type: 'text', text: result.text }],
-          structuredContent: result.structuredContent as Record<string, unknown>,
+          // None made up for a text-only reply: some clients show structuredContent to the model instead of the text.
+          ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent as Record<string, unknown> }),
           ...(result.isError ? { isError: true } : {}),
           // Our output schemas all have object roots, so there is no advertised non-object schema to wrap for.
         },

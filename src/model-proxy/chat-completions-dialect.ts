@@ -6,7 +6,7 @@
  */
 import type { ChatFunctionTool, ChatRequest } from './chat-wire.js';
 import type { Dialect, StreamEvent, TranslatedRequest } from './dialect.js';
-import { asRecord, asString } from './json-values.js';
+import { asArray, asRecord, asString } from './json-values.js';
 import { badRequest, type ProxyError } from './proxy-error.js';
 import { replayAnswer, replayStart } from './stream-replay.js';
 
@@ -23,8 +23,8 @@ export const chatCompletionsDialect: Dialect<ChatState> = {
   // The system prompt is messages[0]: nothing else to cache.
   stableFields: [],
 
-  // Chat Completions tools go upstream as they are (a non-list is left out).
-  translateTools: (tools) => ({ tools: Array.isArray(tools) ? (tools as ChatFunctionTool[]) : [], namespaced: new Map(), customTools: new Set() }),
+  // Function tools go upstream with their own fields only (a non-list, or a tool of another type, is left out).
+  translateTools: (tools) => ({ tools: asArray(tools).flatMap(functionTool), namespaced: new Map(), customTools: new Set() }),
 
   translateRequest(body, _context, translation) {
     const request = asRecord(body);
@@ -99,6 +99,16 @@ export const chatCompletionsDialect: Dialect<ChatState> = {
     };
   },
 };
+
+function functionTool(value: unknown): ChatFunctionTool[] {
+  const tool = asRecord(value);
+  const fn = asRecord(tool?.['function']);
+  const name = asString(fn?.['name']);
+  if (tool?.['type'] !== 'function' || !fn || name === undefined) return [];
+  const description = asString(fn['description']);
+  const parameters = asRecord(fn['parameters']);
+  return [{ type: 'function', function: { name, ...(description !== undefined ? { description } : {}), ...(parameters ? { parameters } : {}) } }];
+}
 
 /** The `type` OpenAI puts on its errors; the Responses dialect uses the same words. */
 export function openAIErrorType(error: ProxyError): string {

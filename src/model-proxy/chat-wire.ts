@@ -4,7 +4,7 @@
  */
 import type { ToolCallRequest } from '../runner/trajectory/messages.js';
 
-export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
 
 export type ChatContent = string | ChatContentPart[] | null;
 

@@ -31,6 +31,23 @@ export interface ModelProxyOptions {
   /** Model calls one rollout may have in flight; more are answered 429. Default 8 (CLIs run a few subagents at most). */
   maxCallsInFlightPerRollout?: number;
   /**
+   * Model calls one rollout may make. The next one is refused (400, PROXY_ERR_ROLLOUT_LIMIT) and so is every call
+   * after it; the rollout reports the failure (`limitFailure()`), so it is errored, never silently cut short.
+   * Default 2,000 (long CLI runs make a few hundred).
+   */
+  maxCallsPerRollout?: number;
+  /**
+   * Bytes one rollout's records may hold: each call's messages not shared with an earlier call, new tool lists and
+   * answers. Past it as for maxCallsPerRollout. Default 64 MiB (a long CLI run records a few MiB).
+   */
+  maxRecordedBytesPerRollout?: number;
+  /**
+   * Connections a rollout's own socket accepts at once; more are closed as they arrive, so code in the sandbox
+   * cannot exhaust the host's descriptors. Default 32 (a CLI keeps a few open). Request bodies being read or served
+   * for one rollout share one allowance of maxBodyBytes.
+   */
+  maxConnectionsPerRollout?: number;
+  /**
    * A streamed call still waiting for upstream after this long gets 200, its SSE headers and keep-alive comments, so
    * CLIs whose timeout ends at the headers survive long generations; a failure after that goes in the stream as the
    * dialect's error event. Default 10_000.
@@ -67,6 +84,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     maxCallsInFlight: options.maxCallsInFlightPerRollout ?? 8,
     streamHeadStartMs: options.streamHeadStartMs ?? 10_000,
   };
+  const limits = {
+    maxCalls: options.maxCallsPerRollout ?? 2_000,
+    maxRecordedBytes: options.maxRecordedBytesPerRollout ?? 64 * 1024 * 1024,
+    maxBodyBytesInFlight: handlerOptions.maxBodyBytes,
+  };
+  const maxConnectionsPerRollout = options.maxConnectionsPerRollout ?? 32;
   const sharedHandler = createProxyHandler(handlerOptions);
   const servers: Server[] = [];
   let socketPath: string | null = null;
@@ -93,15 +116,22 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       const key = newRolloutKey();
       let ownServer: Server | null = null;
       let closed = false;
-      const rollout = new ProxyRollout(rolloutOptions.rolloutId ?? randomUUID(), key, rolloutOptions.trajectory, async () => {
-        if (closed) return;
-        closed = true;
-        rollouts.delete(key);
-        if (ownServer) await closeServer(ownServer);
-        if (rolloutOptions.socketPath !== undefined) removeStaleSocket(rolloutOptions.socketPath);
-      });
+      const rollout = new ProxyRollout(
+        rolloutOptions.rolloutId ?? randomUUID(),
+        key,
+        rolloutOptions.trajectory,
+        async () => {
+          if (closed) return;
+          closed = true;
+          rollouts.delete(key);
+          if (ownServer) await closeServer(ownServer);
+          if (rolloutOptions.socketPath !== undefined) removeStaleSocket(rolloutOptions.socketPath);
+        },
+        limits,
+      );
       if (rolloutOptions.socketPath !== undefined) {
         ownServer = await listenOnSocket(createProxyHandler(handlerOptions, rollout), rolloutOptions.socketPath);
+        ownServer.maxConnections = maxConnectionsPerRollout;
         rollout.socketPath = rolloutOptions.socketPath;
       }
       rollouts.set(key, rollout);
@@ -124,7 +154,12 @@ function listen(handler: RequestHandler, address: { host: string; port: number }
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(new CorralError('CFG_ERR_INVALID', `model proxy cannot listen on ${JSON.stringify(address)}: ${error.message}`, { cause: error })),
     );
-    server.listen(address, () => resolve(server));
+    server.listen(address, () => {
+      // Past listen, an error is a connection that could not be accepted (EMFILE when the host is out of
+      // descriptors): that connection is lost, the server goes on. Unhandled, it would end the whole process.
+      server.on('error', () => undefined);
+      resolve(server);
+    });
   });
 }
 

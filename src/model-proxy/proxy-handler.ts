@@ -17,6 +17,7 @@ import type { ProxyRollout } from './proxy-rollout.js';
 import { errorDialectOf, matchRoute } from './proxy-routes.js';
 import { readBodyBytes } from './request-body.js';
 import { StreamSink } from './stream-sink.js';
+import { allowedUpstreamRequest } from './upstream-allow-list.js';
 import { upstreamBytes } from './upstream-body.js';
 import type { UpstreamClient, UpstreamReply } from './upstream-client.js';
 
@@ -70,9 +71,13 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
       'HTTP_ERR_QUOTA_EXCEEDED',
       `this rollout already has ${rollout.callsInFlight} model calls in flight, the proxy's limit`,
     );
+  const limitError = rollout.limitError;
+  if (limitError) throw limitError;
   rollout.callsInFlight++;
+  let bodyBytes = 0;
   try {
-    const bytes = await readBodyBytes(request, options.maxBodyBytes);
+    const bytes = await readBodyBytes(request, options.maxBodyBytes, rollout);
+    bodyBytes = bytes.length;
     if (route.kind === 'count-tokens') {
       // An estimate (4 characters a token): the proxy has no tokenizer, and this count is never recorded as data.
       const estimate = Math.ceil(bytes.length / 4);
@@ -98,14 +103,18 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
     let sink: StreamSink | null = null;
     try {
       translated = dialect.translateRequest(parsed.body, route.context, parsed.tools);
+      translated.chat = allowedUpstreamRequest(translated.chat);
       tools = parsed.tools.tools;
-      rollout.sharePrefix(translated.chat.messages);
+      const shared = rollout.sharePrefix(translated.chat.messages);
       const { tools: _tools, messages, ...fields } = translated.chat;
+      const messageParts = rollout.messageBytes.serialise(messages);
+      // What this call adds to the records, counted against the rollout's limit before anything goes upstream.
+      rollout.admit(byteLength(messageParts.slice(shared)), parsed.tools.tools, parsed.toolsJson?.length ?? 0);
       // A CLI that streams gets upstream's stream as it comes; usage then arrives in the last chunk.
       const streamOptions = translated.stream ? { stream_options: { include_usage: true } } : {};
       const upstreamFields = { ...fields, ...options.forcedArgs, model: options.upstream.model, stream: translated.stream, ...streamOptions };
       sent = { messages, ...upstreamFields };
-      const upstreamBody = upstreamBytes(rollout.messageBytes.serialise(messages), upstreamFields, parsed.toolsJson);
+      const upstreamBody = upstreamBytes(messageParts, upstreamFields, parsed.toolsJson);
       if (translated.stream) sink = new StreamSink(response, dialect, translated, start, route.context.query, options.streamHeadStartMs);
       const sentAt = performance.now();
       try {
@@ -124,6 +133,7 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
       if (sink?.committed) sink.fail(failure!);
       else sendError(response, dialect, failure!);
     } else {
+      rollout.addAnswerBytes(Buffer.byteLength(JSON.stringify(reply.turn.message)) + 8 * (reply.turn.tokens?.completion_token_ids?.length ?? 0));
       const answer = { body: reply.body, turn: reply.turn, ...start };
       if (sink) sink.finish(answer);
       else sendJson(response, 200, dialect.replyBody(answer, translated));
@@ -133,8 +143,11 @@ async function handle(options: ProxyHandlerOptions, request: IncomingMessage, re
     );
   } finally {
     rollout.callsInFlight--;
+    rollout.give(bodyBytes);
   }
 }
+
+const byteLength = (parts: readonly Buffer[]) => parts.reduce((total, part) => total + part.length, 0);
 
 function callRecord(parts: {
   index: number;

@@ -8,6 +8,7 @@
  */
 import type { Dialect, DialectName, ToolTranslation } from './dialect.js';
 import { asRecord, type JsonRecord } from './json-values.js';
+import { tooDeeplyNested } from './json-depth.js';
 import { topLevelFieldSpans } from './json-field-span.js';
 import { ProxyError } from './proxy-error.js';
 
@@ -106,9 +107,13 @@ export class RequestCache {
       from = at + entry.raw.length;
     }
     pieces.push(bytes.subarray(from));
+    const joined = Buffer.concat(pieces);
+    // The cached spans were checked when first seen, at top level: checking the rest is checking the whole body.
+    const deep = tooDeeplyNested(joined);
+    if (deep) throw deep;
     let body: JsonRecord | undefined;
     try {
-      body = asRecord(JSON.parse(Buffer.concat(pieces).toString('utf8')));
+      body = asRecord(JSON.parse(joined.toString('utf8')));
     } catch {
       return null;
     }
@@ -143,7 +148,10 @@ function translatedTools(dialect: Dialect, field: unknown): { tools: ToolTransla
   return { tools, toolsJson: tools.tools.length > 0 ? Buffer.from(`,"tools":${JSON.stringify(tools.tools)}`) : null };
 }
 
+/** Throws ProxyError 400 for a body that is not JSON or is nested too deep to walk. */
 export function parseJsonBody(bytes: Buffer): unknown {
+  const deep = tooDeeplyNested(bytes);
+  if (deep) throw deep;
   try {
     return JSON.parse(bytes.toString('utf8'));
   } catch {

@@ -9,13 +9,15 @@ import type { ProxyChatMessage } from './chat-wire.js';
 
 type Message = ProxyChatMessage | ChatMessage;
 
-export function shareRecordedPrefix(previous: readonly Message[], current: Message[]): void {
+/** Returns how many leading messages of `current` are now `previous`'s objects. */
+export function shareRecordedPrefix(previous: readonly Message[], current: Message[]): number {
   const length = Math.min(previous.length, current.length);
   for (let index = 0; index < length; index++) {
     if (current[index] === previous[index]) continue;
-    if (!sameJson(previous[index], current[index])) return;
+    if (!sameJson(previous[index], current[index])) return index;
     current[index] = previous[index]!;
   }
+  return length;
 }
 
 function sameJson(left: unknown, right: unknown): boolean {

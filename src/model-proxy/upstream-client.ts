@@ -205,7 +205,7 @@ export class UpstreamClient {
   /**
    * What the CLI may read. A failure without an HTTP answer (socket errors, timeouts, a garbled body) gets our own
    * words, since its text names addresses; an HTTP answer keeps what the endpoint said (a context overflow must
-   * reach the CLI), with the upstream's URL, host and port taken out.
+   * reach the CLI), with the upstream's URL, host, port and key taken out.
    */
   private clientWords(error: CorralError, status: number | null): string {
     const withheld = WITHHELD[error.code];
@@ -213,9 +213,19 @@ export class UpstreamClient {
     const prefix = `model ${this.options.model} at ${this.options.baseURL} failed`;
     let said = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : ` (HTTP ${status})`;
     const { host, hostname } = new URL(this.options.baseURL);
+    // Some servers repeat the key they refused; the operator's key must not reach the sandbox that way either.
+    const key = this.options.apiKey;
+    if (key && key.length >= 4 && key !== 'EMPTY') said = withoutKey(said, key);
     for (const secret of [this.options.baseURL, host, hostname]) if (secret) said = said.split(secret).join('<upstream>');
     return `upstream model endpoint failed${said}`;
   }
+}
+
+/** The text with every copy of the key replaced, and a head of it cut off where the upstream's text was truncated. */
+function withoutKey(text: string, key: string): string {
+  const replaced = text.split(key).join('<upstream key>');
+  for (let length = key.length - 1; length >= 4; length--) if (replaced.endsWith(key.slice(0, length))) return `${replaced.slice(0, -length)}<upstream key>`;
+  return replaced;
 }
 
 /** An error event inside a 200 stream (vLLM sends `data: {"error": {...}}` when generation fails midway). */

@@ -44,3 +44,14 @@ export const STATS_KEY = `${QUEUE_PREFIX}:stats`;
 export function rolloutJobId(runId: string, exampleId: string, rolloutIndex: number): string {
   return `r.${runId}.${encodeURIComponent(exampleId)}.${rolloutIndex}`;
 }
+
+/** The run, example and rollout a job id names (rolloutJobId's inverse), for a job whose data cannot be read; null for other ids. */
+export function parseRolloutJobId(jobId: string): { runId: string; exampleId: string; rolloutIndex: number } | null {
+  const match = /^r\.([A-Za-z0-9_-]{1,64})\.(.*)\.(\d+)$/.exec(jobId);
+  if (!match) return null;
+  try {
+    return { runId: match[1]!, exampleId: decodeURIComponent(match[2]!), rolloutIndex: Number(match[3]) };
+  } catch {
+    return null;
+  }
+}

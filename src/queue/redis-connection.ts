@@ -51,3 +51,25 @@ export async function assertRedisAnswers(redis: Redis, url: URL, timeoutMs = 5_0
   );
   await Promise.race([redis.ping(), timeout]);
 }
+
+/**
+ * One short task on its own connection: fails with QUEUE_ERR_REDIS_UNREACHABLE when Redis does not answer within
+ * `timeoutMs` (at the start, or during the task), and always disconnects (quit() would wait for a Redis that is gone).
+ */
+export async function withRedis<T>(url: URL, task: (redis: Redis) => Promise<T>, timeoutMs = 5_000): Promise<T> {
+  const redis = openRedis(url);
+  try {
+    await assertRedisAnswers(redis, url, timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CorralError('QUEUE_ERR_REDIS_UNREACHABLE', `Redis at ${redactedRedisUrl(url)} stopped answering`)), timeoutMs * 6);
+    });
+    try {
+      return await Promise.race([task(redis), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    redis.disconnect();
+  }
+}

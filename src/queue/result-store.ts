@@ -6,9 +6,9 @@
  * results.jsonl and then drops them from Redis (the done set keeps the keys, so a late retry stays a no-op).
  */
 import type { Redis } from 'ioredis';
-import { CorralError } from '../core/errors.js';
 import type { ResultRecord } from '../runner/trajectory/result-record.js';
 import { resultKey } from '../runner/trajectory/result-record.js';
+import { erroredRecord } from './errored-record.js';
 import { STATS_KEY, runKeys } from './queue-keys.js';
 
 const STORE_SCRIPT = `
@@ -26,6 +26,11 @@ export interface StoredResult {
   record: ResultRecord;
   /** The stream entry id, the producer's read position. */
   entryId: string;
+  /**
+   * Set when the stored body is not a readable record of this key (QUEUE_ERR_INVALID_RESULT): `record` is then an
+   * errored stand-in, so one bad body never stops the run.
+   */
+  unreadable?: string;
 }
 
 export class ResultStore {
@@ -69,7 +74,7 @@ export class ResultStore {
     const results: StoredResult[] = [];
     fields.forEach((entry, index) => {
       const body = bodies[index];
-      if (body) results.push({ key: entry.key, worker: entry.worker, entryId: entry.id, record: parseRecord(body, entry.key) });
+      if (body) results.push({ key: entry.key, worker: entry.worker, entryId: entry.id, ...parseRecord(body, entry.key) });
     });
     return { results, lastId: entries[entries.length - 1]![0] };
   }
@@ -108,10 +113,25 @@ function pairs(values: string[]): { key: string; worker: string } {
   return { key: map.get('key') ?? '', worker: map.get('worker') ?? '' };
 }
 
-function parseRecord(body: string, key: string): ResultRecord {
+/** The record stored under `key`, or why it cannot be one (with an errored stand-in that names the key). */
+function parseRecord(body: string, key: string): { record: ResultRecord; unreadable?: string } {
+  let problem: string;
   try {
-    return JSON.parse(body) as ResultRecord;
+    const value = JSON.parse(body) as Partial<ResultRecord> | null;
+    if (value && typeof value === 'object' && typeof value.example_id === 'string' && Number.isInteger(value.rollout_index)) {
+      if (resultKey(value.example_id, value.rollout_index!) === key) return { record: value as ResultRecord };
+      problem = `it holds the record of ${resultKey(value.example_id, value.rollout_index!)}`;
+    } else problem = 'it has no example_id and rollout_index';
   } catch (error) {
-    throw new CorralError('QUEUE_ERR_INVALID_JOB', `stored result ${key} is not JSON (${(error as Error).message})`);
+    problem = `it is not JSON (${(error as Error).message})`;
   }
+  const unreadable = `stored result ${key} is unreadable: ${problem}`;
+  const split = key.lastIndexOf('#');
+  const example = { id: key.slice(0, split), prompt: '' };
+  const record = erroredRecord(
+    { example, rollout_index: Number(key.slice(split + 1)), environment: { name: '' } },
+    { code: 'QUEUE_ERR_INVALID_RESULT', message: unreadable },
+    1,
+  );
+  return { record, unreadable };
 }

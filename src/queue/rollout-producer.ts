@@ -11,6 +11,8 @@ import { resultKey } from '../runner/trajectory/result-record.js';
 import { QUEUE_PREFIX, RUNS_KEY, capabilityQueueName, rolloutJobId, runKeys } from './queue-keys.js';
 import { assertRedisAnswers, openRedis, quiet, redactedRedisUrl } from './redis-connection.js';
 import { ResultStore, type StoredResult } from './result-store.js';
+import { erroredRecord } from './errored-record.js';
+import { clearRunCancelled } from './run-cancellation.js';
 import { type RolloutJob, jobCapability } from './rollout-job.js';
 import { listWorkers, workerLost } from './worker-registry.js';
 import { HEARTBEAT_MS } from './rollout-worker.js';
@@ -54,11 +56,14 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
   try {
     await assertRedisAnswers(redis, options.redisUrl);
     const keys = runKeys(options.runId);
-    const pending = new Set(options.jobs.map((job) => resultKey(job.example.id, job.rollout_index)));
+    const jobsByKey = new Map(options.jobs.map((job) => [resultKey(job.example.id, job.rollout_index), job]));
+    const pending = new Set(jobsByKey.keys());
     const requeued = await store.forgetUnwritten(options.runId, [...pending]);
     if (requeued.length > 0) options.log(`queue: ${requeued.length} rollouts were stored but never written; running them again`);
     const queueName = options.jobs[0] ? capabilityQueueName(jobCapability(options.jobs[0])) : undefined;
     await redis.sadd(RUNS_KEY, options.runId);
+    // A resumed run that was cancelled runs again.
+    await clearRunCancelled(redis, options.runId);
     await redis.hset(keys.info, {
       queue: queueName ?? '',
       total: String(pending.size),
@@ -98,7 +103,7 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
           }
           pending.delete(result.key);
           received++;
-          written.push(...(await options.onResult(result)));
+          written.push(...(await options.onResult(readable(result, jobsByKey.get(result.key)!, options.log))));
         }
         await store.dropConsumed(options.runId, written);
         if (batch.results.length > 0) signalProgress();
@@ -150,17 +155,44 @@ export async function runQueued(options: QueuedRunOptions): Promise<QueuedRunOut
       }
     };
 
-    await Promise.all([enqueue(), consume()]);
+    // Once aborted, the loops end at their next step; if Redis hangs (down, cut off) the run still ends, after a grace.
+    const work = Promise.all([enqueue(), consume()]);
+    work.catch(() => undefined);
+    await Promise.race([work, abortedThenGrace(options.abortSignal, ABORT_GRACE_MS)]);
+    if (options.abortSignal.aborted) return { received, requeued: requeued.length };
     if (pending.size === 0) {
       await redis.srem(RUNS_KEY, options.runId);
       for (const key of Object.values(keys)) await redis.expire(key, FINISHED_RUN_TTL_S);
     }
     return { received, requeued: requeued.length };
   } finally {
-    await Promise.all([...queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    await settleWithin(Promise.all([...queues.values()].map((queue) => queue.close().catch(() => undefined))), ABORT_GRACE_MS);
     reader.disconnect();
-    await redis.quit().catch(() => undefined);
+    // Every command was awaited; quit() would wait for a Redis that never answered (and hang the process).
+    redis.disconnect();
   }
+}
+
+/** How long an aborted run waits for its loops (and queue handles) to finish before it ends regardless. */
+const ABORT_GRACE_MS = 2_000;
+
+function abortedThenGrace(signal: AbortSignal, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = () => setTimeout(resolve, graceMs).unref();
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  await Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+}
+
+/** An unreadable stored result becomes the errored record of its job (logged with its code), never a stall. */
+function readable(result: StoredResult, job: RolloutJob, log: (line: string) => void): StoredResult {
+  if (result.unreadable === undefined) return result;
+  log(`queue: QUEUE_ERR_INVALID_RESULT: ${result.unreadable}; recorded as errored`);
+  return { ...result, record: erroredRecord(job, { code: 'QUEUE_ERR_INVALID_RESULT', message: result.unreadable }, 1) };
 }
 
 async function warnWithoutWorkers(redis: ReturnType<typeof openRedis>, queueName: string, options: QueuedRunOptions): Promise<void> {

@@ -6,7 +6,7 @@
  * locks and its jobs go back to the queue at the next stalled check; they are never failed for it. Transient
  * infrastructure failures are retried through the queue, so another worker may take the next attempt.
  */
-import { type Job, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import PQueue from 'p-queue';
@@ -14,11 +14,13 @@ import { CorralError } from '../core/errors.js';
 import { RETRYABLE_BOUNDARIES } from '../runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../runner/trajectory/result-record.js';
 import { resultKey } from '../runner/trajectory/result-record.js';
-import { TRAJECTORY_VERSION } from '../runner/trajectory/trajectory.js';
-import { QUEUE_PREFIX, STATS_KEY, capabilityQueueName } from './queue-keys.js';
+import { erroredRecord } from './errored-record.js';
+import { QUEUE_PREFIX, STATS_KEY, capabilityQueueName, parseRolloutJobId } from './queue-keys.js';
 import { openRedis, quiet } from './redis-connection.js';
 import { ResultStore } from './result-store.js';
+import { isRunCancelled } from './run-cancellation.js';
 import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
+import { TolerantWorker } from './tolerant-worker.js';
 import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
 
 /** Runs one rollout. Rollout failures are records (never thrown); a throw means this worker could not run it at all. */
@@ -47,6 +49,8 @@ export interface RolloutWorkerStats {
   duplicates: number;
   retried: number;
   failed: number;
+  /** Jobs of a cancelled run, skipped without running. */
+  cancelled: number;
 }
 
 export const HEARTBEAT_MS = 2_000;
@@ -54,7 +58,7 @@ export const HEARTBEAT_MS = 2_000;
 const MAX_STALLED = 1_000_000;
 
 export class RolloutWorker {
-  readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0 };
+  readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0, cancelled: 0 };
   readonly queues: string[];
   private readonly workers: Worker[] = [];
   /** BullMQ leaves connections it was given open: closed by drain(). */
@@ -87,7 +91,7 @@ export class RolloutWorker {
     for (const queue of worker.queues) {
       const connection = quiet(redis.duplicate());
       worker.connections.push(connection);
-      const bull = new Worker(queue, (job) => worker.process(job), {
+      const bull = new TolerantWorker(queue, (job) => worker.process(job), {
         connection,
         prefix: QUEUE_PREFIX,
         name: options.name,
@@ -131,17 +135,19 @@ export class RolloutWorker {
   }
 
   private async processNow(job: Job): Promise<string> {
+    const unreadable = TolerantWorker.unreadable.get(job);
+    if (unreadable !== undefined) return this.failInvalid(job, new CorralError('QUEUE_ERR_INVALID_JOB', unreadable));
     let payload: RolloutJob;
     try {
       payload = decodeRolloutJob(job.data);
     } catch (error) {
       // Another worker (another corral version) may read it; after the last attempt the producer gets an errored record.
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
-      const loose = looseJob(job.data);
-      if (!loose) throw error;
-      this.stats.failed++;
-      await this.store.store(loose.run_id, failedRecord(loose, error, job.attemptsMade + 1), this.options.name);
-      return 'invalid-job';
+      return this.failInvalid(job, error);
+    }
+    if (await isRunCancelled(this.redis, payload.run_id)) {
+      this.stats.cancelled++;
+      return 'run-cancelled';
     }
     const key = resultKey(payload.example.id, payload.rollout_index);
     if (await this.store.isStored(payload.run_id, key)) {
@@ -155,7 +161,10 @@ export class RolloutWorker {
     try {
       record = await this.options.executor.run(payload, { attempt, abortSignal: this.forced.signal });
     } catch (error) {
-      if (attempt < attempts && !this.forced.signal.aborted) {
+      // A refused job is refused by every worker that holds the same environment: no retry.
+      const refused = CorralError.hasCode(error, 'QUEUE_ERR_JOB_REFUSED');
+      if (refused) this.options.log(`${error.code}: ${error.message}`);
+      if (!refused && attempt < attempts && !this.forced.signal.aborted) {
         this.stats.retried++;
         throw error;
       }
@@ -180,6 +189,18 @@ export class RolloutWorker {
     else if (record.error) this.stats.errored++;
     else this.stats.completed++;
     return stored ? 'stored' : 'already-stored';
+  }
+
+  /**
+   * A job no worker can read: an errored record goes to its run (so the producer never waits for it), and the job
+   * is failed, not retried, so `corral queue status` lists it. A job that does not even name its rollout is only failed.
+   */
+  private async failInvalid(job: Job, error: unknown): Promise<never> {
+    this.stats.failed++;
+    await this.redis.hincrby(STATS_KEY, 'failed', 1).catch(() => 0);
+    const identity = looseJob(job.data) ?? jobFromId(String(job.id));
+    if (identity) await this.store.store(identity.run_id, failedRecord(identity, error, job.attemptsMade + 1), this.options.name);
+    throw new UnrecoverableError((error as Error).message);
   }
 
   private async beat(): Promise<void> {
@@ -214,31 +235,16 @@ function looseJob(data: unknown): RolloutJob | null {
   } as RolloutJob;
 }
 
+/** What a job id alone says (rolloutJobId names run, example and rollout), for a job whose data is unreadable. */
+function jobFromId(jobId: string): RolloutJob | null {
+  const parsed = parseRolloutJobId(jobId);
+  if (!parsed) return null;
+  return { run_id: parsed.runId, rollout_index: parsed.rolloutIndex, example: { id: parsed.exampleId, prompt: '' }, environment: { name: '' } } as RolloutJob;
+}
+
 /** The record of a rollout the worker could not run after every attempt: errored (boundary runner), never scored. */
 function failedRecord(job: RolloutJob, error: unknown, attempt: number): ResultRecord {
   const message = error instanceof Error ? error.message : String(error);
   const code = CorralError.isInstance(error) ? error.code : 'QUEUE_ERR_WORKER_FAILED';
-  const prompt = typeof job.example.prompt === 'string' ? [{ role: 'user' as const, content: job.example.prompt }] : job.example.prompt;
-  return {
-    version: TRAJECTORY_VERSION,
-    example_id: job.example.id,
-    rollout_index: job.rollout_index,
-    task: job.environment.name,
-    prompt,
-    completion: [],
-    answer: job.example.answer ?? null,
-    final_answer: null,
-    info: job.example.info ?? {},
-    reward: null,
-    metrics: {},
-    group: null,
-    error: { boundary: 'runner', code, message, transient: false },
-    turns: 0,
-    timing: { generation_ms: 0, scoring_ms: 0, total_ms: 0, tool_calls: [] },
-    events: [],
-    tokens: null,
-    truncated: false,
-    usage: null,
-    attempts: attempt,
-  };
+  return erroredRecord(job, { code, message }, attempt);
 }

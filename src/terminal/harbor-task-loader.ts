@@ -2,7 +2,7 @@ import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { CorralError } from '../core/errors.js';
 import { describeSchemaIssues, taskTomlSchema, type TaskToml } from './task-toml-schema.js';
-import { COMPOSE_FILE_NAMES, firstExisting, isDirectory, isFile, readRequiredFile } from './task-files.js';
+import { COMPOSE_FILE_NAMES, assertNoLinkedFolders, firstExisting, isDirectory, isFile, readRequiredFile } from './task-files.js';
 import { TASK_DEFAULTS, type TaskNetworkMode, type TerminalTask } from './terminal-task.js';
 
 /**
@@ -17,6 +17,7 @@ export async function loadHarborTask(directory: string): Promise<TerminalTask> {
   const instruction = await readRequiredFile(root, 'instruction.md');
   if (config.steps !== undefined) unsupported(tomlPath, 'multi-step tasks ([[steps]]) are not supported yet');
   const environmentDirectory = join(root, 'environment');
+  await assertNoLinkedFolders(root, [environmentDirectory, join(root, 'tests'), join(root, 'solution')]);
   const compose = await firstExisting(environmentDirectory, COMPOSE_FILE_NAMES);
   if (compose) unsupported(join(environmentDirectory, compose), 'docker-compose environments are not supported yet (one Dockerfile or docker_image only)');
   const section = config.environment;

@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { CorralError } from '../core/errors.js';
 
 /** True when path exists and is a regular file (a folder of that name does not count). */
@@ -25,3 +25,18 @@ export async function firstExisting(directory: string, names: readonly string[])
 }
 
 export const COMPOSE_FILE_NAMES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml'] as const;
+
+/**
+ * Refuses a task whose folders copied into containers or the build (environment/, tests/, solution/) are links:
+ * tar and the staged build context would follow a linked folder out of the task folder, copying host files into
+ * the task's containers. Task folders are untrusted input; links inside those folders are copied as links.
+ */
+export async function assertNoLinkedFolders(root: string, paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const info = await lstat(path).catch(() => undefined);
+    if (info?.isSymbolicLink())
+      throw new CorralError('TASK_ERR_INVALID', `${path}: is a link; a task's ${relative(root, path) || '.'} folder must be a folder inside the task`, {
+        details: { path },
+      });
+  }
+}

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CorralError } from '../core/errors.js';
 import { describeSchemaIssues } from './task-toml-schema.js';
-import { COMPOSE_FILE_NAMES, firstExisting, isDirectory, isFile, readRequiredFile } from './task-files.js';
+import { COMPOSE_FILE_NAMES, assertNoLinkedFolders, firstExisting, isDirectory, isFile, readRequiredFile } from './task-files.js';
 import { TASK_DEFAULTS, type TerminalTask } from './terminal-task.js';
 
 /** task.yaml of Terminal-Bench v1: only the keys that decide what runs; the rest is kept as metadata. */
@@ -43,6 +43,7 @@ export async function loadTerminalBenchV1Task(directory: string): Promise<Termin
   const instruction = parsed.data.instruction ?? parsed.data.descriptions?.find((entry) => entry.key === 'base')?.description;
   if (!instruction) throw new CorralError('TASK_ERR_INVALID', `${yamlPath}: instruction: missing`, { details: { path: yamlPath } });
   const build = await composeBuild(root);
+  await assertNoLinkedFolders(root, [build.context, join(root, 'tests')]);
   if (!(await isFile(join(build.context, build.dockerfile)))) {
     throw new CorralError('TASK_ERR_INVALID', `${join(build.context, build.dockerfile)}: missing (a TB v1 task needs its Dockerfile)`, {
       details: { path: root },

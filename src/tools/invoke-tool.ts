@@ -28,7 +28,7 @@ export async function invokeTool(tool: ToolDefinition, rawInput: unknown, option
     if (CorralError.isInstance(error) && error.audience === 'model') return errorResult(error.code, error.message);
     throw error;
   }
-  if (!result.isError) {
+  if (!result.isError && tool.outputSchema) {
     const checked = tool.outputSchema.safeParse(result.structuredContent);
     // A tool that breaks its own output schema is our bug; surfacing it loudly beats sending a client bad data.
     if (!checked.success) throw new Error(`tool ${tool.name} produced output that does not match its outputSchema: ${z.prettifyError(checked.error)}`);

@@ -33,8 +33,12 @@ export interface ToolContext {
 }
 
 export interface ToolResult<Output = Record<string, unknown>> {
-  /** Conforms to the tool's outputSchema when isError is not true; `{ error: {code, message} }` otherwise. */
-  structuredContent: Output | ToolErrorContent;
+  /**
+   * Conforms to the tool's outputSchema when isError is not true; `{ error: {code, message} }` otherwise. Absent only
+   * for a tool without an outputSchema whose reply is text alone (an environment's defineTool returning a string):
+   * clients then see the text and nothing made up beside it.
+   */
+  structuredContent?: Output | ToolErrorContent;
   /** What a model reads: the same facts as structuredContent, rendered as plain text. */
   text: string;
   isError?: boolean;
@@ -51,7 +55,8 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   /** Written for a model: what it does, when to use it, what comes back, and its limits. */
   readonly description: string;
   readonly inputSchema: Input;
-  readonly outputSchema: Output;
+  /** Every built-in tool has one; an environment's own tool (defineTool) may have none, and then none is advertised. */
+  readonly outputSchema?: Output;
   readonly annotations: ToolAnnotations;
   /** 'sandbox' tools get `context.session`; the server leases one lazily on their first call. */
   readonly needs: 'sandbox' | 'none';

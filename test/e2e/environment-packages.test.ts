@@ -31,6 +31,7 @@ let work = '';
 let globalCorral = '';
 let cacheDir = '';
 let vaultTarball = '';
+let corralTarball = '';
 
 const childEnvironment = (extra: Record<string, string> = {}) => ({
   ...process.env,
@@ -88,6 +89,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'corral-env-packages-'));
   cacheDir = join(work, 'cache');
   const tarball = await packedCorralTarball();
+  corralTarball = tarball;
   const prefix = join(work, 'global');
   // Scripts off: nothing here needs a native build (isolated-vm stays unbuilt, ssh2 uses its JavaScript crypto), and
   // esbuild, which tsx needs for .ts modules, comes as a prebuilt optional dependency.
@@ -160,12 +162,36 @@ describe('an environment module in an empty folder, run by a globally installed 
   });
 });
 
+describe('a folder made by `npm init -y` (npm 11 writes "type": "commonjs"), with corral installed there from the tarball', () => {
+  it('loads index.ts as an ES module whatever the package.json says: its local corral evaluates it', async () => {
+    const folder = join(work, 'npm-init-folder');
+    mkdirSync(folder, { recursive: true });
+    const init = await run('npm', ['init', '-y'], folder);
+    expect(init.code, init.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))).toMatchObject({ type: 'commonjs' });
+    // No registry answers here: corral's dependencies come from the npm cache the global install above filled.
+    const install = await run('npm', ['install', corralTarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], folder);
+    expect(install.code, install.stderr).toBe(0);
+    for (const file of ['index.ts', 'agents.ts']) copyFileSync(join(EXAMPLE, file), join(folder, file));
+    const out = join(work, 'runs', 'npm-init');
+    const result = await run(
+      join(folder, 'node_modules', '.bin', 'corral'),
+      ['eval', './index.ts', '--agent', 'solver', '-n', '1', '--backend', 'process', '--no-progress', '--out', out],
+      folder,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(readRecords(out)).toEqual([expect.objectContaining({ reward: 1, final_answer: 'unlocked' })]);
+  });
+});
+
 describe('the same environment as an npm package, installed by name', () => {
   it('corral env install <tarball> pins it; env list shows it beside the built-ins with its version and source', async () => {
     const install = await corral(['env', 'install', vaultTarball], work);
     expect(install.code, install.stderr).toBe(0);
     expect(install.stdout).toContain(`installed corral-env-vault@1.0.0 from ${vaultTarball}`);
-    const manifest = JSON.parse(readFileSync(join(cacheDir, 'environments', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(cacheDir, 'environment-packages', 'corral-env-vault', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.dependencies)).toEqual(['corral-env-vault']);
     const list = await corral(['env', 'list', '--json'], work);
     expect(list.code, list.stderr).toBe(0);
@@ -211,7 +237,7 @@ describe('the same environment as an npm package, installed by name', () => {
       kind: 'package',
       name: 'corral-env-vault',
       version: '1.0.0',
-      path: join(cacheDir, 'environments', 'node_modules', 'corral-env-vault'),
+      path: join(cacheDir, 'environment-packages', 'corral-env-vault', 'node_modules', 'corral-env-vault'),
       installed_from: vaultTarball,
       integrity: expect.stringMatching(/^sha512-/),
       module_sha256: createHash('sha256')
@@ -220,7 +246,7 @@ describe('the same environment as an npm package, installed by name', () => {
     });
   });
 
-  it('refuses, with typed errors, a package that is no environment (and undoes its install), a missing tarball and a broken one', async () => {
+  it('refuses, with typed errors, a package that is no environment (and keeps nothing of it), a missing tarball and a broken one', async () => {
     const plain = join(work, 'plain-package');
     mkdirSync(plain, { recursive: true });
     writeFileSync(join(plain, 'package.json'), JSON.stringify({ name: 'plain-package', version: '1.0.0' }));
@@ -228,8 +254,9 @@ describe('the same environment as an npm package, installed by name', () => {
     const notEnvironment = await corral(['env', 'install', plain], work);
     expect(notEnvironment.code).toBe(2);
     expect(notEnvironment.stderr).toMatch(/corral: ENV_ERR_NOT_ENVIRONMENT_PACKAGE: .*plain-package is not an environment package/);
-    const manifest = JSON.parse(readFileSync(join(cacheDir, 'environments', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(manifest.dependencies)).toEqual(['corral-env-vault']);
+    expect(readdirSync(join(cacheDir, 'environment-packages')).filter((name) => !name.startsWith('.') && !name.endsWith('.json'))).toEqual([
+      'corral-env-vault',
+    ]);
     const missing = await corral(['env', 'install', './no-such-env-1.0.0.tgz'], work);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('ENV_ERR_NOT_FOUND');
@@ -242,29 +269,28 @@ describe('the same environment as an npm package, installed by name', () => {
 });
 
 describe('a corral-env-* name not installed yet', () => {
-  it('corral eval <name> installs it from the registry on first use (said on stderr), pinned and recorded, and not again', async () => {
+  it('corral eval <name> refuses it with the command to run; corral env install <name> fetches it from the registry, pinned and recorded', async () => {
     const registry = await startTarballRegistry('corral-env-vault', '1.0.0', vaultTarball);
     const environment = { CORRAL_CACHE_DIR: join(work, 'cache-first-use'), npm_config_registry: registry.url };
     try {
-      const outcomes: Outcome[] = [];
-      for (const attempt of ['first', 'second']) {
-        const out = join(work, 'runs', `first-use-${attempt}`);
-        const args = ['eval', 'corral-env-vault', '--agent', 'solver', '-n', '1', '--backend', 'process', '--no-progress', '--out', out];
-        const outcome = await corral(args, work, environment);
-        expect(outcome.code, outcome.stderr).toBe(0);
-        expect(readRecords(out)).toEqual([expect.objectContaining({ reward: 1 })]);
-        expect(readMetadata(out).env_source).toMatchObject({
-          kind: 'package',
-          version: '1.0.0',
-          installed_from: 'corral-env-vault',
-          // The integrity of the tarball the registry served names exactly what ran (npm's lockfile may omit resolved).
-          integrity: registry.integrity,
-        });
-        outcomes.push(outcome);
-      }
-      expect(outcomes[0]!.stderr).toContain('corral-env-vault is not installed: installing it now');
-      expect(outcomes[1]!.stderr).not.toContain('installing');
-      const manifest = JSON.parse(readFileSync(join(work, 'cache-first-use', 'environments', 'package.json'), 'utf8')) as {
+      const out = join(work, 'runs', 'first-use');
+      const args = ['eval', 'corral-env-vault', '--agent', 'solver', '-n', '1', '--backend', 'process', '--no-progress', '--out', out];
+      const refused = await corral(args, work, environment);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('run `corral env install corral-env-vault`');
+      const install = await corral(['env', 'install', 'corral-env-vault'], work, environment);
+      expect(install.code, install.stderr).toBe(0);
+      const outcome = await corral(args, work, environment);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      expect(readRecords(out)).toEqual([expect.objectContaining({ reward: 1 })]);
+      expect(readMetadata(out).env_source).toMatchObject({
+        kind: 'package',
+        version: '1.0.0',
+        installed_from: 'corral-env-vault',
+        // The integrity of the tarball the registry served names exactly what ran (npm's lockfile may omit resolved).
+        integrity: registry.integrity,
+      });
+      const manifest = JSON.parse(readFileSync(join(work, 'cache-first-use', 'environment-packages', 'corral-env-vault', 'package.json'), 'utf8')) as {
         dependencies: Record<string, string>;
       };
       expect(manifest.dependencies).toEqual({ 'corral-env-vault': '1.0.0' });

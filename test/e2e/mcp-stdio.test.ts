@@ -3,7 +3,9 @@
  * lifetime, stdout carries nothing but JSON-RPC, and closing stdin ends the process cleanly.
  */
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +31,42 @@ describe.skipIf(!processBackend)(`corral mcp over stdio, process backend ${cites
       expect((await callTool(client, 'read_file', { path: 'absent' })).isError).toBe(true);
     } finally {
       await client.close();
+    }
+  });
+
+  it('serves a custom environment module (its own tools beside its toolsets) bound to --env-args', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'corral-mcp-module-'));
+    const modulePath = join(folder, 'env.ts');
+    writeFileSync(
+      modulePath,
+      `import { defineEnvironment, defineTool, z } from 'corral';
+export default defineEnvironment({
+  name: 'greeter',
+  toolsets: ['shell'],
+  argsSchema: z.object({ greeting: z.string().default('hello') }),
+  tools: [defineTool({ name: 'greet', description: 'Greets.', inputSchema: z.object({ who: z.string() }), execute: ({ who }, { envArgs }: { envArgs: { greeting: string } }) => envArgs.greeting + ' ' + who })],
+  dataset: () => [{ id: 'one', prompt: 'greet' }],
+  rubric: [{ name: 'zero', weight: 1, score: () => 0 }],
+  systemPrompt: 'Greet.',
+});
+`,
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', modulePath, '--env-args', '{"greeting":"ahoy"}'],
+      env: { ...ENV, CORRAL_CACHE_DIR: join(folder, 'cache') },
+      stderr: 'pipe',
+    });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['bash', 'greet']);
+      const greeted = await client.callTool({ name: 'greet', arguments: { who: 'sailor' } });
+      expect(greeted.content).toEqual([{ type: 'text', text: 'ahoy sailor' }]);
+      expect((await callTool(client, 'bash', { command: 'echo $((6 * 7))' })).structuredContent.stdout).toBe('42\n');
+    } finally {
+      await client.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 
@@ -79,6 +117,6 @@ describe.skipIf(!processBackend)(`corral mcp over stdio, process backend ${cites
     const code = await new Promise<number | null>((resolveExit) => child.once('exit', (exitCode) => resolveExit(exitCode)));
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain('no environment named nope');
+    expect(stderr).toMatch(/ENV_ERR_NOT_FOUND: no environment "nope": not a built-in/);
   });
 });

@@ -61,7 +61,8 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'corral-python-client-'));
-    model = await startScriptedModelServer(script);
+    // The template gives token ids and logprobs, so the client's samples() has something to read.
+    model = await startScriptedModelServer(script, { template: 'keeps-history' });
     serve = startServe(['--backend', 'process', '--port', '0', '--token', TOKEN, '--env', TALLY_ENV], {
       CORRAL_CACHE_DIR: join(scratch, 'cache'),
       TALLY_CLEANUP_LOG: join(scratch, 'cleanup.log'),

@@ -117,6 +117,13 @@ describe.runIf(dockerAvailable)('terminal trials: what an agent phase does to it
     );
   }, 300_000);
 
+  it('an agent that kills its own in-sandbox agent (SBX_ERR_*) is verified like any attempt: 0, not errored', async () => {
+    const killer = `python3 -c "import os; [os.kill(int(p), 9) for p in os.listdir('/proc') if p.isdigit() and b'/opt/corral/agent' in open('/proc/%s/cmdline' % p, 'rb').read()]"`;
+    const result = await oracleTrial('kills-its-agent', killer);
+    expect(result.agentPhase.error?.code).toMatch(/^SBX_ERR_/);
+    expect({ reward: result.reward, error: result.error }).toEqual({ reward: 0, error: null });
+  }, 300_000);
+
   it('/logs/agent -> a host folder: the host writes the agent files into the trial folder, never through the link', async () => {
     await writeFile(join(hostDirectory, 'cli-stdout.txt'), 'precious\n');
     const linking: TrialAgent = {
@@ -163,4 +170,26 @@ describe.runIf(dockerAvailable)('terminal trials: what an agent phase does to it
     expect((await readdir(hostDirectory)).sort()).toEqual(['cli-stdout.txt', 'reward.txt', 'trajectory.json']);
     expect(await readFile(join(hostDirectory, 'trajectory.json'), 'utf8')).toBe('precious\n');
   }, 600_000);
+
+  it('[environment].storage_mb: an agent phase that leaves more scores 0 unverified; one within it is verified', async () => {
+    const storageTask = async (name: string, megabytes: number) => {
+      const directory = await hostileTask(join(workDirectory, 'tasks'), name, `head -c ${megabytes}M /dev/urandom > /app/blob`);
+      const toml = await readFile(join(directory, 'task.toml'), 'utf8');
+      await writeFile(join(directory, 'task.toml'), toml.replace('network_mode = "no-network"', 'network_mode = "no-network"\nstorage_mb = 64'));
+      // This verifier passes anything: only the storage check can make the trial 0.
+      await writeFile(join(directory, 'tests/test.sh'), '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n', { mode: 0o755 });
+      return loadTask(directory);
+    };
+    const [over, within] = await Promise.all([
+      storageTask('storage-over', 100).then((task) => trial(task, oracleAgent)),
+      storageTask('storage-within', 8).then((task) => trial(task, oracleAgent)),
+    ]);
+    expect({ reward: over.reward, error: over.error, code: over.agentPhase.error?.code, verifier: over.verifierPhase }).toEqual({
+      reward: 0,
+      error: null,
+      code: 'TERMINAL_ERR_STORAGE_EXCEEDED',
+      verifier: null,
+    });
+    expect({ reward: within.reward, error: within.error, agentError: within.agentPhase.error }).toEqual({ reward: 1, error: null, agentError: null });
+  }, 300_000);
 });

@@ -98,8 +98,8 @@ describe.runIf(dockerAvailable)('corral eval terminal --agent openai: model fail
       const [record] = readResults(out);
       expect({ reward: record!.reward, error: record!.error }).toEqual({ reward: 0, error: null });
       expect(record!.tokens).toEqual([
-        { turn: 1, promptTokenIds: [1, 2], completionTokenIds: [5, 6], completionLogprobs: [-0.1, -0.2] },
-        { turn: 2, promptTokenIds: [1, 2, 3, 4], completionTokenIds: [7, 8], completionLogprobs: [-0.5, -0.25] },
+        { turn: 1, prompt_token_ids: [1, 2], completion_token_ids: [5, 6], completion_logprobs: [-0.1, -0.2] },
+        { turn: 2, prompt_token_ids: [1, 2, 3, 4], completion_token_ids: [7, 8], completion_logprobs: [-0.5, -0.25] },
       ]);
     }, 300_000);
   });

@@ -32,6 +32,7 @@ interface TrainerStep {
   rollouts: number;
   errored: number;
   mean_reward: number | null;
+  samples: number;
 }
 
 interface TrainerResult {

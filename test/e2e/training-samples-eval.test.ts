@@ -153,6 +153,25 @@ describe('corral eval --samples and corral export samples', () => {
     }
   }, 180_000);
 
+  it('--token-in with an agent that sends messages is refused before any rollout', async () => {
+    const result = await runCorral([
+      'eval',
+      ENVIRONMENT,
+      '--agent',
+      'reference',
+      '--token-in',
+      '--backend',
+      'process',
+      '-n',
+      '1',
+      '--out',
+      join(scratch, 'refused'),
+      '--no-progress',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--token-in works with --agent openai only');
+  }, 60_000);
+
   it('without --return-tokens or --samples, nothing asks for token ids and the record says so with null tokens', async () => {
     const { records, requests } = await evalWithSamples('plain', 'keeps-history', puzzleScript(), []);
     expect(requests.some((request) => 'return_token_ids' in request.body)).toBe(false);

@@ -96,6 +96,13 @@ describe('POST /v1/rollouts with samples: true', () => {
     expect(summary['samples']).toMatchObject({ samples: 2, rollouts_with_samples: 2, rollouts_split: 0 });
   }, 120_000);
 
+  it('return_tokens: false asks for nothing: every rollout is tokens_missing, counted in the summary', async () => {
+    const { records, summary, requests } = await rollouts('keeps-history', wikiScript(), { return_tokens: false, examples: [EXAMPLES[0]] });
+    expect(requests.some((request) => 'return_token_ids' in request.body || 'logprobs' in request.body)).toBe(false);
+    expect(records.every((record) => (record['samples'] as unknown[]).length === 0 && record['tokens'] === null)).toBe(true);
+    expect(summary['samples']).toMatchObject({ samples: 0, without_samples: { errored: 0, tokens_missing: 2 } });
+  }, 120_000);
+
   it('without samples: true the records carry no samples field', async () => {
     const { records } = await rollouts('keeps-history', wikiScript(), { samples: false });
     expect(records.every((record) => !('samples' in record))).toBe(true);

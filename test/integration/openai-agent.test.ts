@@ -349,11 +349,11 @@ describe('OpenAIAgent over HTTP', () => {
     ]);
   });
 
-  it('records no token data when the server sends none', async () => {
+  it('records an entry without token data when the server sends none (so training samples see the turn lacked them)', async () => {
     const server = await serve(() => text('plain'));
     const { recorder, done } = runAgent(agentFor(server));
     await done;
-    expect(recorder.snapshot().tokens).toEqual([]);
+    expect(recorder.snapshot().tokens).toEqual([{ turn: 1 }]);
   });
 
   it('stops at maxTurns without an answer', async () => {

@@ -41,6 +41,21 @@ class RolloutTest(unittest.TestCase):
         self.assertEqual(stream.summary["status"], "complete")
         self.assertEqual(stream.summary["avg_reward"], 1)
 
+    def test_samples_of_each_rollout_with_masks_and_logprobs(self):
+        stream = self.corral.samples("tally", MODEL, n=2, rollouts_per_example=2)
+        samples = list(stream)
+        self.assertEqual(len(samples), 4, stream.summary)
+        for sample in samples:
+            self.assertEqual(sample["sample_index"], 0)
+            self.assertEqual(len(sample["completion_ids"]), len(sample["completion_mask"]))
+            self.assertEqual(len(sample["completion_ids"]), len(sample["completion_logprobs"]))
+            self.assertIn(0, sample["completion_mask"])  # the tool result, inserted between the two turns
+            sampled = [lp for lp, bit in zip(sample["completion_logprobs"], sample["completion_mask"]) if bit == 1]
+            self.assertTrue(all(lp < 0 for lp in sampled))
+            self.assertEqual((sample["reward"], sample["advantage"]), (1, 0))
+        self.assertEqual(stream.summary["samples"]["rollouts_with_samples"], 4)
+        self.assertEqual(len(stream.records), 4)
+
     def test_streams_a_built_in_environment_with_inline_examples(self):
         examples = [{"id": "nile", "prompt": "Which river flows through Cairo?", "answer": "Nile"}]
         records = list(self.corral.rollouts("wiki-search", MODEL, examples=examples))

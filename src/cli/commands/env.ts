@@ -11,12 +11,22 @@ import { installEnvironmentPackage, uninstallEnvironmentPackage } from '../../en
 import { readInstalledRecords } from '../../environment-packages/installed-environments.js';
 import { resolveEnvironment } from '../../environment-packages/resolve-environment.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
+import { scaffoldEnvironment } from './env-init.js';
 
 const log = (line: string) => process.stderr.write(`[env] ${line}\n`);
 const cacheFor = (options: { cacheDir?: string }) => environmentCache(loadConfig({ flags: { cacheDir: options.cacheDir } }));
 
 export function registerEnvCommand(program: Command): void {
   const env = program.command('env').description('install, list and inspect environments (npm packages in corral’s cache, and the built-ins)');
+  env
+    .command('init')
+    .description('write a new environment that runs out of the box: package.json, index.ts (a tool, dataset, rubric), agents.ts (reference and floor), README')
+    .argument('[dir]', 'the folder to create it in (default: the current folder)', '.')
+    .action((directory: string) => {
+      const created = scaffoldEnvironment(directory);
+      process.stdout.write(`created environment ${created.name} in ${created.directory}: ${created.files.join(', ')}\n`);
+      process.stdout.write(`try: cd ${created.directory} && corral eval ./index.ts --agent reference\n`);
+    });
   env
     .command('install')
     .description('install environment packages with npm into corral’s cache (install scripts never run); a registry name, a tarball or a folder')
@@ -62,9 +72,15 @@ export function registerEnvCommand(program: Command): void {
     .option('--json', 'print JSON')
     .option('--data-dir <dir>', 'evaluation data directory, for counting a built-in’s examples (default CORRAL_DATA_DIR)')
     .option('--cache-dir <dir>', 'corral’s cache folder (default CORRAL_CACHE_DIR, else ~/.cache/corral)')
-    .action(async (name: string, options: { json?: boolean; dataDir?: string; cacheDir?: string }) => {
-      const config = loadConfig({ flags: { cacheDir: options.cacheDir, dataDir: options.dataDir } });
-      const resolved = await resolveEnvironment(name, { builtIns: builtInEnvironments, cache: environmentCache(config), installMissing: false, log });
+    .option('--env-load-timeout-ms <ms>', 'a module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000; CORRAL_ENV_LOAD_TIMEOUT_MS)')
+    .action(async (name: string, options: { json?: boolean; dataDir?: string; cacheDir?: string; envLoadTimeoutMs?: string }) => {
+      const config = loadConfig({ flags: { cacheDir: options.cacheDir, dataDir: options.dataDir, envLoadTimeoutMs: options.envLoadTimeoutMs } });
+      const resolved = await resolveEnvironment(name, {
+        builtIns: builtInEnvironments,
+        cache: environmentCache(config),
+        log,
+        loadTimeoutMs: config.environments.loadTimeoutMs,
+      });
       const summary = await summariseEnvironment(resolved.environment, { dataDir: config.data.dataDir });
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...summary, source: resolved.source }, null, 2)}\n`);

@@ -14,7 +14,8 @@ import { countRecord, withGroupStats } from '../../runner/scheduler/run-evaluati
 import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
-import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
+import { parseRedisUrl, redactedRedisUrl, withRedis } from '../../queue/redis-connection.js';
+import { cancelQueuedRun } from '../../queue/run-cancellation.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import { ROLLOUT_JOB_VERSION } from '../../queue/rollout-job.js';
 import { runQueued } from '../../queue/rollout-producer.js';
@@ -40,6 +41,8 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   const previousQueue = (previous?.['queue'] ?? null) as { run_id?: unknown; rollouts?: unknown } | null;
   const runId = typeof previousQueue?.run_id === 'string' ? previousQueue.run_id : randomUUID().replace(/-/g, '');
   const rolloutWorkers: Record<string, string> = { ...((previousQueue?.rollouts as Record<string, string> | undefined) ?? {}) };
+  // Before the run directory exists: an unreachable Redis refuses the start (exit 2) instead of waiting for ever.
+  await withRedis(redisUrl, () => Promise.resolve());
   const writer = ResultsWriter.open(directory);
   const startedAt = Date.now();
   const plannedRollouts = examples.length * rolloutsPerExample;
@@ -48,22 +51,31 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   const controller = new AbortController();
   let stoppedByMaxErrors = false;
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('cancelling: no new rollouts are queued; rollouts already queued finish on the workers and --resume collects them');
+    if (controller.signal.aborted) {
+      writer.writeMetadata({ ...metadata, ...queueMetadata(), status: 'cancelled', updated_at: new Date().toISOString() });
+      process.exit(130);
+    }
+    log(`cancelling: removing this run's waiting jobs; rollouts already running finish on the workers and --resume ${directory} collects them`);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
   const alreadyDone = writer.completed.size;
-  const heartbeat = () =>
-    writer.writeMetadata({
-      ...metadata,
-      ...queueMetadata(),
-      status: 'running',
-      updated_at: new Date().toISOString(),
-      progress: { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
-    });
+  const heartbeat = () => {
+    // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
+    try {
+      writer.writeMetadata({
+        ...metadata,
+        ...queueMetadata(),
+        status: 'running',
+        updated_at: new Date().toISOString(),
+        progress: { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
+      });
+    } catch (error) {
+      log(`could not update metadata.json: ${(error as Error).message}`);
+    }
+  };
   heartbeat();
   const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
   heartbeatTimer.unref();
@@ -110,6 +122,7 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
         return group.records.map((member) => resultKey(member.example_id, member.rollout_index));
       },
     });
+    if (controller.signal.aborted && !stoppedByMaxErrors) await cancelWaitingJobs(redisUrl, runId, log);
   } finally {
     clearInterval(heartbeatTimer);
     display.stop();
@@ -127,6 +140,16 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
     stoppedByMaxErrors,
     cancelled: controller.signal.aborted && !stoppedByMaxErrors,
   };
+}
+
+/** A cancelled run's waiting jobs leave the queue, so no later worker runs them; a Redis that is gone only costs a line. */
+async function cancelWaitingJobs(redisUrl: URL, runId: string, log: (line: string) => void): Promise<void> {
+  try {
+    const outcome = await withRedis(redisUrl, (redis) => cancelQueuedRun(redis, runId, { mustExist: false }));
+    log(`cancelled: ${outcome.removed} waiting rollouts removed from the queue`);
+  } catch (error) {
+    log(`could not remove this run's waiting jobs (${(error as Error).message}); later: corral queue cancel ${runId} --redis ${redactedRedisUrl(redisUrl)}`);
+  }
 }
 
 function jobFor(run: PreparedRun, options: EvalOptions, runId: string, example: Example, rolloutIndex: number): RolloutJob {

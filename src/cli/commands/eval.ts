@@ -4,17 +4,17 @@
  * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
+import { recordingToolSchemas } from '../eval/tool-schemas.js';
 import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
-import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
 import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { type RunStatus, evalExitCode } from '../eval/eval-exit.js';
 import { maxErrorsLimit, parseEvalOptions } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
-import { runPreflight } from '../eval/preflight.js';
+import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
 import { runMetadata } from '../eval/run-metadata.js';
@@ -73,6 +73,12 @@ export function registerEvalCommand(program: Command): void {
     .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
       const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
+      // The opposite of --model without --base-url: an endpoint without a model would run the model-free agent.
+      if (options.baseUrl !== undefined && options.model === undefined && !options.resume)
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `--base-url ${options.baseUrl} without --model: name the model to call there (--model M), or drop --base-url to run a model-free agent`,
+        );
       if (isTerminalRun(environmentArgument, options)) {
         if (options.queue)
           throw new CorralError(
@@ -82,18 +88,24 @@ export function registerEvalCommand(program: Command): void {
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
         const run = await runTerminalEvaluation(options, log);
         process.exitCode = finish(run.directory, run.metadata, { ...run, log });
+        if (options.samples) await writeRunSamples(run.directory, log);
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);
       const { command, environment, agent, examples, directory } = run;
       const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
-        // Under --queue the workers call the model, and this machine may not reach it: not checked from here.
-        const endpoint =
-          agent instanceof OpenAIAgent && !options.queue
-            ? { baseURL: agent.baseURL, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY', model: agent.model }
-            : undefined;
-        await runPreflight({ environment, agent, fittingAgents: run.fittingAgents, examples, ...(endpoint ? { endpoint } : {}), log });
+        // Every agent with a model, local or --queue (where only the workers reach the endpoint, --no-preflight skips this).
+        const endpoint = modelEndpointOf(agent, options.apiKey);
+        await runPreflight({
+          environment,
+          agent,
+          fittingAgents: run.fittingAgents,
+          examples,
+          ...(endpoint ? { endpoint } : {}),
+          retries: options.modelRetries,
+          log,
+        });
       }
       if (options.queue) {
         // Same run, records and exit statuses; the rollouts run on corral worker processes (src/cli/commands/eval-queued.ts).
@@ -102,15 +114,13 @@ export function registerEvalCommand(program: Command): void {
         if (options.samples) await writeRunSamples(queued.directory, log);
         return;
       }
-      const writer = ResultsWriter.open(directory);
+      // Tools (backend, images, a CLI agent's install) before the run directory: a refused start leaves no folder behind.
       const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {
         ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
         log,
         agent,
-      }).catch((error: unknown) => {
-        writer.close();
-        throw error;
       });
+      const writer = ResultsWriter.open(directory);
       const controller = new AbortController();
       let stoppedByMaxErrors = false;
       const onSignal = () => {
@@ -125,13 +135,19 @@ export function registerEvalCommand(program: Command): void {
       const metadata = runMetadata(run, options, runtime.backend, startedAt);
       const alreadyDone = writer.completed.size;
       let latest = { done: 0, errored: 0 };
-      const heartbeat = () =>
-        writer.writeMetadata({
-          ...metadata,
-          status: 'running',
-          updated_at: new Date().toISOString(),
-          progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
-        });
+      const heartbeat = () => {
+        // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
+        try {
+          writer.writeMetadata({
+            ...metadata,
+            status: 'running',
+            updated_at: new Date().toISOString(),
+            progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
+          });
+        } catch (error) {
+          log(`could not update metadata.json: ${(error as Error).message}`);
+        }
+      };
       heartbeat();
       const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
       heartbeatTimer.unref();
@@ -148,7 +164,8 @@ export function registerEvalCommand(program: Command): void {
       try {
         await runEvaluation({
           environment,
-          agent,
+          // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
+          agent: recordingToolSchemas(agent, metadata),
           rollouts,
           examples,
           rolloutsPerExample,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CorralError } from '../../core/errors.js';
 
 /** `corral export atif <run-dir>`: the run's rollouts as ATIF v1.7 trajectory.json files (docs/results.md). */
 export function registerExportCommand(program: Command): void {
@@ -23,5 +24,28 @@ export function registerExportCommand(program: Command): void {
       const { describeTally } = await import('../../runner/samples/sample-tally.js');
       const result = await exportRunSamples(runDirectory, { ...(options.out ? { outPath: options.out } : {}) });
       process.stdout.write(`${describeTally(result.tally)}\nwrote ${result.outPath}\n`);
+    });
+  exporting
+    .command('sft <run-dir>')
+    .description('write chat conversations for supervised fine-tuning, one {messages, tools} a line; errored rollouts never included')
+    .option('--out <file>', 'where the conversations go (default <run-dir>/sft.jsonl)')
+    .option('--min-reward <r>', 'only rollouts whose reward is at least r')
+    .option('--best-per-example', 'only the best rollout of each example')
+    .option('--strip-thinking', 'drop <think> blocks and reasoning_content from assistant messages')
+    .action(async (runDirectory: string, options: { out?: string; minReward?: string; bestPerExample?: boolean; stripThinking?: boolean }) => {
+      const minReward = options.minReward === undefined ? undefined : Number(options.minReward);
+      if (minReward !== undefined && !Number.isFinite(minReward))
+        throw new CorralError('CFG_ERR_INVALID', `--min-reward must be a number, got ${options.minReward}`);
+      const { exportRunSft } = await import('../../export/sft-export.js');
+      const result = await exportRunSft(runDirectory, {
+        ...(options.out ? { outPath: options.out } : {}),
+        ...(minReward !== undefined ? { minReward } : {}),
+        bestPerExample: options.bestPerExample === true,
+        stripThinking: options.stripThinking === true,
+      });
+      process.stdout.write(
+        `wrote ${result.written} conversations of ${result.rollouts} rollouts (left out: errored ${result.errored}, below --min-reward ${result.belowMinReward}, not the best of their example ${result.notBest}) to ${result.outPath}\n`,
+      );
+      if (!result.hadTools) process.stderr.write('note: metadata.json holds no tool schemas (a run written before corral kept them); lines carry tools: []\n');
     });
 }

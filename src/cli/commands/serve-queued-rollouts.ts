@@ -33,7 +33,7 @@ export function queuedRollouts(options: {
         run_id: runId,
         example,
         rollout_index: rolloutIndex,
-        environment: { name: environment.name, source: environment.name, args: {}, corpus: null, max_turns: request.max_turns ?? null },
+        environment: { name: environment.name, source: environment.name, args: request.env_args ?? {}, corpus: null, max_turns: request.max_turns ?? null },
         agent: {
           name: 'openai',
           model: request.model.model,

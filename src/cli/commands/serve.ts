@@ -21,6 +21,7 @@ interface ServeFlags {
   token?: string;
   backend?: string;
   corpus?: string[];
+  envLoadTimeoutMs?: string;
   dataDir?: string;
   idleTtlMs?: string;
   episodeIdleTtlMs?: string;
@@ -58,6 +59,10 @@ export function registerServeCommand(program: Command): void {
     .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
     .option('--sandbox-uid <uid>', 'uid process-backend sandboxes run as, never 0 (default 58000; CORRAL_SANDBOX_UID)')
     .option('--env <name|path...>', 'also serve these environments (installed package name, module file or package folder; repeatable)')
+    .option(
+      '--env-load-timeout-ms <ms>',
+      'an --env module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000; CORRAL_ENV_LOAD_TIMEOUT_MS)',
+    )
     .option('--episode-idle-ttl-ms <ms>', 'release episodes idle this long (default 600000; CORRAL_EPISODE_IDLE_TTL_MS)')
     .option('--view-dir <dir>', 'runs shown by the run viewer at /view (default runs/)', 'runs')
     .option('--conformance-fixtures', "also serve /mcp/conformance: the MCP conformance suite's test_* tools, resources and prompts")
@@ -67,10 +72,18 @@ export function registerServeCommand(program: Command): void {
       const { corpus, conformanceFixtures, env: environmentSpecs, viewDir, queue, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
       // Resolved before anything starts: an --env that does not load stops serve with its error.
-      const served = await loadServedEnvironments(environmentSpecs ?? [], { cache: environmentCache(config), log });
+      const served = await loadServedEnvironments(environmentSpecs ?? [], {
+        cache: environmentCache(config),
+        log,
+        loadTimeoutMs: config.environments.loadTimeoutMs,
+      });
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       // --env modules and packages are imported again on SIGHUP (environment-reload.ts).
-      const reloadable = await reloadableServedEnvironments(runtime.catalog, served, { wiki: runtime.wiki, log });
+      const reloadable = await reloadableServedEnvironments(runtime.catalog, served, {
+        wiki: runtime.wiki,
+        log,
+        loadTimeoutMs: config.environments.loadTimeoutMs,
+      });
       const environments = conformanceFixtures ? withConformanceEnvironment(reloadable.catalog) : reloadable.catalog;
       const redisUrl = queue === undefined ? undefined : parseRedisUrl(queue, '--queue');
       const localOrQueued = createRolloutService({
@@ -78,6 +91,8 @@ export function registerServeCommand(program: Command): void {
         dataDir: config.data.dataDir,
         server: config.server,
         environments: await served.withoutArguments(),
+        // Bound per request to its env_args; after a SIGHUP reload, to the reloaded definition.
+        bind: (name, envArgs) => served.bind(name, envArgs),
         ...(redisUrl ? { runElsewhere: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
       });
       const rollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;

@@ -25,6 +25,7 @@ import { createAgent } from '../eval/agent-factory.js';
 import { type EnvironmentTools, openEnvironmentTools } from '../eval/environment-tools.js';
 import { loadModuleAgents } from '../eval/module-agents.js';
 import type { ServedEnvironment, ServedEnvironments } from '../runtime/served-environments.js';
+import { assertJobWithinWorkerPolicy } from './worker-sandbox-policy.js';
 
 export interface WorkerRollouts extends RolloutExecutor {
   poolStats(): BucketStats[];
@@ -91,6 +92,7 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
           `this worker holds no environment named ${job.environment.name} (it holds ${options.served.names().join(', ')}); start it with --env ${job.environment.source}`,
         );
       const [{ environment, tools: opened }, agent] = await Promise.all([prepared(job), agentFor(job, served)]);
+      assertJobWithinWorkerPolicy(job, environment, opened.runtime.specs.general);
       return runRollout({
         environment,
         agent,

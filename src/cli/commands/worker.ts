@@ -73,7 +73,7 @@ export function registerWorkerCommand(program: Command): void {
         probe.disconnect();
         throw error;
       });
-      const served = await loadServedEnvironments(flags.env, { cache: environmentCache(config), log });
+      const served = await loadServedEnvironments(flags.env, { cache: environmentCache(config), log, loadTimeoutMs: config.environments.loadTimeoutMs });
       const backend = await chooseBackend(config, log);
       const rollouts = createWorkerRollouts({ served, config, log });
       const worker = await RolloutWorker.start({

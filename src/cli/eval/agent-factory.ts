@@ -29,6 +29,11 @@ export function chooseAgentName(agent: string | undefined, model: string | undef
 
 export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = {}, log: (line: string) => void = () => undefined): Agent {
   const name = choice.agent;
+  if (choice.tokenIn && name !== 'openai')
+    throw new CorralError(
+      'CFG_ERR_INVALID',
+      `--token-in works with --agent openai only (it talks to vLLM's /tokenize and /v1/completions itself); ${name} sends messages`,
+    );
   if (name === 'openai') {
     if (!choice.model) throw new CorralError('CFG_ERR_INVALID', '--agent openai needs --model and --base-url (the key comes from --api-key or OPENAI_API_KEY)');
     const baseURL = choice.baseUrl ?? endpointFromEnvironment(choice.model);

@@ -8,6 +8,7 @@
  * state and logs go under /tmp/corral-cli, outside the graded workspace.
  */
 import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CliAgentDefinition, type CliInvocation, CLI_AGENT_SANDBOX_MEMORY_MIB } from '../../cli-agents/cli-agent.js';
@@ -23,6 +24,7 @@ import type { ToolCatalog } from '../../mcp/tool-catalog.js';
 import type { ModelCall } from '../../model-proxy/model-call.js';
 import type { ModelProxy } from '../../model-proxy/model-proxy.js';
 import type { AgentSandboxNeeds } from '../../runner/agents/agent-sandbox.js';
+import type { RolloutFailure } from '../../runner/trajectory/trajectory.js';
 import type { TrajectoryRecorder } from '../../runner/trajectory/trajectory-recorder.js';
 import type { Lease } from '../../sandbox/lease.js';
 import type { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
@@ -35,6 +37,8 @@ export const STATE_DIRECTORY = '/tmp/corral-cli';
 export const BRIDGE_PATH = '/tmp/corral-bridge/socket_bridge.py';
 export const MODEL_PORT = 4000;
 export const MCP_PORT = 4001;
+/** Connections the MCP socket accepts at once (the model socket's cap is the proxy's maxConnectionsPerRollout). */
+export const MCP_SOCKET_MAX_CONNECTIONS = 32;
 
 /**
  * What a CLI agent asks of the sandbox it runs in: Docker (for the mounts), 2 GiB, its install tree read-only and a
@@ -77,6 +81,8 @@ export interface CliAgentSandboxRunResult {
   exit: ExecResult;
   /** Every model call the proxy recorded for this run, in arrival order. */
   calls: ModelCall[];
+  /** The proxy's per-rollout limit was passed (PROXY_ERR_ROLLOUT_LIMIT): the rollout is errored, its calls cut short. */
+  limitFailure: RolloutFailure | null;
   /** The CLI's own session logs (tar of its log folders, base64), collected before the sandbox went away. */
   logsTarBase64: string;
 }
@@ -97,8 +103,7 @@ export async function runCliAgent(options: CliAgentRunOptions): Promise<CliAgent
       environments: options.catalog,
       sandboxSource: options.toolSandboxSource,
     });
-    await mcp.listen({ path: join(socketsDirectory, 'mcp.sock') });
-    await chmod(join(socketsDirectory, 'mcp.sock'), 0o666);
+    await listenOnAgentSocket(mcp, join(socketsDirectory, 'mcp.sock'));
     cleanups.unshift(() => mcp.close());
 
     const origin = `http://127.0.0.1:${MODEL_PORT}`;
@@ -129,6 +134,9 @@ export async function runCliAgent(options: CliAgentRunOptions): Promise<CliAgent
       maxOutputChars: 1_000_000,
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
+    // The CLI is done: what calls the model socket from now on is not the CLI (a process it left behind).
+    await rollout.close();
+    const calls = [...rollout.calls];
     const logs = await session.exec({
       command: [
         'bash',
@@ -140,7 +148,7 @@ export async function runCliAgent(options: CliAgentRunOptions): Promise<CliAgent
       maxOutputChars: 20_000_000,
     });
     await options.inspect?.(session);
-    return { exit, calls: [...rollout.calls], logsTarBase64: logs.stdout };
+    return { exit, calls, limitFailure: rollout.limitFailure(), logsTarBase64: logs.stdout };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
@@ -204,6 +212,18 @@ export function runEnvironment(agent: CliAgentDefinition, invocation: CliInvocat
     ...agent.offlineEnv,
     ...invocation.env,
   };
+}
+
+/**
+ * Serves a rollout's MCP server on its socket in the sandbox's folder: connectable by the sandbox user, at most
+ * MCP_SOCKET_MAX_CONNECTIONS at once (code in the sandbox could otherwise open connections until the host runs out
+ * of descriptors), and a connection that cannot be accepted is dropped instead of ending the process.
+ */
+export async function listenOnAgentSocket(server: FastifyInstance, path: string): Promise<void> {
+  await server.listen({ path });
+  server.server.maxConnections = MCP_SOCKET_MAX_CONNECTIONS;
+  server.server.on('error', () => undefined);
+  await chmod(path, 0o666);
 }
 
 /** Writes a file anywhere the sandbox user may (the file API is confined to the workspace; config goes to /tmp). */

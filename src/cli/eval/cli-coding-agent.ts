@@ -43,6 +43,11 @@ export class CliCodingAgent implements Agent {
   readonly samplingArgs: Readonly<Record<string, unknown>>;
   private proxy: Promise<ModelProxy> | undefined;
 
+  /** Where the CLI's model calls go (through the proxy): what corral eval's preflight checks. */
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
   constructor(private readonly options: CliCodingAgentOptions) {
     this.name = options.definition.name;
     this.model = options.model;
@@ -82,6 +87,8 @@ export class CliCodingAgent implements Agent {
     recorder.replaceCompletion(conversation.completion);
     // Only the final conversation's calls are trained on (not, e.g., OpenCode's title request).
     recorder.replaceTokens(conversation.tokens);
+    // Past the proxy's per-rollout bound, later calls were refused: the rollout is errored, never kept cut short.
+    if (result.limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', result.limitFailure.message);
     const failed = result.calls.find((call) => call.error !== null);
     if (result.exit.exitCode !== 0) {
       const reason = failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : '';

@@ -1,12 +1,13 @@
 /**
  * What a CLI agent's rollout puts on its record, from the recording proxy's calls: the conversation as the proxy
- * saw it (the last call's messages and its answer, the CLI's system prompt left out), the token ids of each model
+ * saw it (the messages and answer of the call that ends the CLI's chain of turns, the CLI's system prompt left out), the token ids of each model
  * turn exactly as upstream returned them, and the rollout's ATIF trajectory.json (validated). Terminal trials and
  * ordinary-environment CLI runs both call these.
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatContent, ProxyChatMessage } from '../../model-proxy/chat-wire.js';
+import { conversationEnd } from '../../model-proxy/conversation-end.js';
 import type { ModelCall } from '../../model-proxy/model-call.js';
 import type { ChatMessage, TurnTokens } from '../../runner/trajectory/messages.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
@@ -17,12 +18,13 @@ export interface CliConversation {
   completion: ChatMessage[];
   /** One entry per assistant message of the completion (turn = its 1-based position); without ids when its call had none. */
   tokens: TurnTokens[];
-  /** The CLI's final answer: the last call's text. */
+  /** The CLI's final answer: the text of the call that ends its conversation. */
   answer: string;
 }
 
+/** From the call that ends the CLI's own chain of turns (conversation-end.ts), not whatever called the proxy last. */
 export function cliConversation(calls: readonly ModelCall[]): CliConversation {
-  const last = calls.at(-1);
+  const last = conversationEnd(calls);
   const messages = last ? [...last.request.messages, ...(last.response ? [last.response] : [])] : [];
   const kept = messages.filter((message) => message.role !== 'system');
   const tokens: TurnTokens[] = [];
@@ -49,7 +51,28 @@ function findCall(calls: readonly ModelCall[], from: number, message: ProxyChatM
   for (let index = from; index < calls.length; index++) if (calls[index]!.response === message) return index;
   const text = JSON.stringify(message);
   for (let index = from; index < calls.length; index++) if (JSON.stringify(calls[index]!.response) === text) return index;
+  // A CLI may resend an answer reshaped (content as parts, reasoning dropped, arguments re-serialised): match what the
+  // model said, its text and its tool calls, so the turn keeps its token ids (a turn without them leaves no sample).
+  const said = assistantSaid(message);
+  for (let index = from; index < calls.length; index++) {
+    const response = calls[index]!.response;
+    if (response && assistantSaid(response) === said) return index;
+  }
   return -1;
+}
+
+function assistantSaid(message: ProxyChatMessage): string {
+  const content = asChatMessage(message).content ?? '';
+  const calls = message.role === 'assistant' ? (message.tool_calls ?? []) : [];
+  return JSON.stringify([content.trim(), calls.map((call) => [call.id, call.function.name, normalisedArguments(call.function.arguments)])]);
+}
+
+function normalisedArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text || '{}'));
+  } catch {
+    return text;
+  }
 }
 
 /** Content parts (text, images) flattened to the trajectory's plain-text messages; images become a marker. */

@@ -66,7 +66,12 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     flags: { backend: stored ? pinnedBackend : options.backend, dataDir: stored ? (stored.data_dir ?? undefined) : options.dataDir },
   });
   const environmentName = stored?.env ?? given.env!;
-  const resolved = await resolveEnvironment(environmentName, { builtIns: builtInEnvironments, cache: environmentCache(config), installMissing: true, log });
+  const resolved = await resolveEnvironment(environmentName, {
+    builtIns: builtInEnvironments,
+    cache: environmentCache(config),
+    log,
+    loadTimeoutMs: config.environments.loadTimeoutMs,
+  });
   if (previous) warnIfSourceChanged(previous['env_source'], resolved.source, log);
   const loaded = resolved.environment;
   const maxTurns = stored ? stored.max_turns : (options.maxTurns ?? null);

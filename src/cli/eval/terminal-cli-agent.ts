@@ -9,7 +9,7 @@
  * written by the host into <trial>/agent/.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliAgentDefinition } from '../../cli-agents/cli-agent.js';
 import { cliAgentMounts, cliLauncher } from '../../cli-agents/agent-installation.js';
@@ -23,7 +23,16 @@ import type { ModelProxy } from '../../model-proxy/model-proxy.js';
 import type { TrialAgent, TrialAgentContext, TrialAgentOutcome } from '../../terminal/trial/trial-agent.js';
 import type { TrialContainerMounts } from '../../terminal/trial/trial-container.js';
 import { AGENT_LOGS_DIRECTORY } from '../../terminal/trial/trial-container-options.js';
-import { BRIDGE_PATH, MCP_PORT, MODEL_PORT, SOCKETS_TARGET, STATE_DIRECTORY, runEnvironment, writeSandboxFile } from './cli-agent-sandbox-run.js';
+import {
+  BRIDGE_PATH,
+  listenOnAgentSocket,
+  MCP_PORT,
+  MODEL_PORT,
+  SOCKETS_TARGET,
+  STATE_DIRECTORY,
+  runEnvironment,
+  writeSandboxFile,
+} from './cli-agent-sandbox-run.js';
 import { cliConversation } from './cli-rollout-record.js';
 import { trialSandboxSource } from './terminal-openai-agent.js';
 
@@ -72,8 +81,7 @@ async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, c
       environments: terminalCatalog(),
       sandboxSource: trialSandboxSource(context.session, context.deadlineMs),
     });
-    await mcp.listen({ path: join(socketsDirectory, 'mcp.sock') });
-    await chmod(join(socketsDirectory, 'mcp.sock'), 0o666);
+    await listenOnAgentSocket(mcp, join(socketsDirectory, 'mcp.sock'));
     cleanups.unshift(() => mcp.close());
 
     const origin = `http://127.0.0.1:${MODEL_PORT}`;
@@ -104,6 +112,11 @@ async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, c
       abortSignal: context.abortSignal,
       maxOutputChars: CLI_OUTPUT_LIMIT,
     });
+    // The CLI is done: what calls the model socket from now on is not the CLI (a process it left behind).
+    await rollout.close();
+    const calls = [...rollout.calls];
+    const limitFailure = rollout.limitFailure();
+    if (limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', limitFailure.message);
     // The CLI's own session logs, as an artifact of the trial (collected from /logs/agent with the rest).
     await context.session
       .exec({
@@ -118,7 +131,6 @@ async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, c
         timeoutMs: 30_000,
       })
       .catch(() => undefined);
-    const calls = [...rollout.calls];
     const conversation = cliConversation(calls);
     const failed = calls.find((call) => call.error !== null);
     const modelFailure = cliModelFailure(agent.name, exit.exitCode, calls);

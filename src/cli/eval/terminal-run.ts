@@ -39,7 +39,7 @@ import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
-import { maxErrorsLimit, parseSamplingArgs } from './eval-options.js';
+import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { RunCommand } from './run-command.js';
@@ -93,8 +93,12 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   if (tasks.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${settings.tasks}: no task loads (errors above)`);
   // Refused here (exit 2, nothing written), as for every environment, rather than every trial errored.
   await requireDockerDaemon();
+  // The same model preflight as every corral eval run (preflight.ts), before any folder or container exists.
   if (options.preflight && usesModel(command.agent) && command.model && command.base_url)
-    await probeModelEndpoint({ baseURL: command.base_url, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'EMPTY', model: command.model }, log);
+    await probeModelEndpoint(
+      { baseURL: command.base_url, model: command.model, apiKey: options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY' },
+      { retries: options.modelRetries, log },
+    );
   const { agent, proxy } = await trialAgentFor(command, options, log);
   const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
@@ -149,13 +153,19 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     tty: process.stderr.isTTY === true,
     intervalS: options.progressInterval,
   });
-  const heartbeat = () =>
-    writer.writeMetadata({
-      ...metadata,
-      status: 'running',
-      updated_at: new Date().toISOString(),
-      progress: { done: writer.completed.size + progress.done, total: plannedRollouts },
-    });
+  const heartbeat = () => {
+    // A failed progress write (EMFILE, a full disk) is logged: thrown from a trial's callback it would end the run.
+    try {
+      writer.writeMetadata({
+        ...metadata,
+        status: 'running',
+        updated_at: new Date().toISOString(),
+        progress: { done: writer.completed.size + progress.done, total: plannedRollouts },
+      });
+    } catch (error) {
+      log(`could not update metadata.json: ${(error as Error).message}`);
+    }
+  };
   try {
     heartbeat();
     const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
@@ -395,7 +405,7 @@ function resolveRun(options: EvalOptions): { command: RunCommand; settings: Term
     base_url: usesModel(agentName) ? (options.baseUrl ?? process.env['OPENAI_BASE_URL'] ?? null) : null,
     num_examples: options.numExamples ?? -1,
     rollouts_per_example: options.rolloutsPerExample ?? 1,
-    sampling_args: parseSamplingArgs(options.sampling),
+    sampling_args: withTokenRequest(parseSamplingArgs(options.sampling), options),
     seed: options.seed ?? null,
     max_turns: options.maxTurns ?? null,
     backend: 'docker',

@@ -5,6 +5,7 @@
  * environment's state() for an empty example, which every server built over that set shares. An episode's
  * endpoint (episode-service.ts) is bound to its example instead.
  */
+import { CorralError } from '../../core/errors.js';
 import type { LazySandboxes } from '../../mcp/lazy-sandboxes.js';
 import type { ToolCatalog, ToolCatalogEntry } from '../../mcp/tool-catalog.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
@@ -16,8 +17,27 @@ import { type ToolContextProvider, environmentToolDefinitions } from './environm
 import { lazyEnvironmentSandbox } from './lazy-environment-sandbox.js';
 import type { ServedEnvironments } from './served-environments.js';
 
-/** What a custom tool sees as its example at /mcp/<env>, where no task was chosen. */
-const NO_EXAMPLE: Example = Object.freeze({ id: '', prompt: '' });
+/**
+ * What a custom tool (and state()) sees as its example at /mcp/<env>, where no task was chosen: reading any field
+ * throws ENV_ERR_NO_EXAMPLE, which the caller reads as the tool's error result. An empty example instead made a
+ * tool that compares with example.answer answer plausibly wrong ("wrong", against undefined).
+ */
+function absentExample(): { example: Example; refusal: () => CorralError | undefined } {
+  let refusal: CorralError | undefined;
+  const example = new Proxy(Object.freeze({}) as Example, {
+    get(_target, property) {
+      // Symbols (inspection, iteration) and `then` (await of the context) are not reads of the example's content.
+      if (typeof property === 'symbol' || property === 'then' || property === 'toJSON') return undefined;
+      refusal ??= new CorralError(
+        'ENV_ERR_NO_EXAMPLE',
+        `this tool reads the example (example.${property}), and a session at /mcp/<env> has no example; call it inside an episode (POST /v1/episodes with an example_id) or a rollout, where the example is known`,
+        { details: { field: property } },
+      );
+      throw refusal;
+    },
+  });
+  return { example, refusal: () => refusal };
+}
 
 /**
  * The catalog plus one entry per served environment that can be served without arguments. Skipped, with a log
@@ -59,12 +79,15 @@ export function environmentCatalogEntry(environment: Environment, toolsetTools: 
   const contextFor = (sandboxes: LazySandboxes) => {
     let context = contexts.get(sandboxes);
     if (!context) {
-      context = {
-        example: NO_EXAMPLE,
-        state: initialRolloutState(environment, NO_EXAMPLE),
-        envArgs: environment.envArgs,
-        sandbox: lazyEnvironmentSandbox(sandboxes),
-      };
+      const absent = absentExample();
+      let state: unknown;
+      try {
+        state = initialRolloutState(environment, absent.example);
+      } catch (error) {
+        // state() read the example: say that, not the setup failure it was wrapped in.
+        throw absent.refusal() ?? error;
+      }
+      context = { example: absent.example, state, envArgs: environment.envArgs, sandbox: lazyEnvironmentSandbox(sandboxes) };
       contexts.set(sandboxes, context);
     }
     return context;

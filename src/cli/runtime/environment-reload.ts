@@ -36,7 +36,7 @@ interface Reloadable {
 export async function reloadableServedEnvironments(
   catalog: ToolCatalog,
   served: ServedEnvironments,
-  options: { wiki: WikiLookup | undefined; log: (line: string) => void },
+  options: { wiki: WikiLookup | undefined; log: (line: string) => void; loadTimeoutMs?: number },
 ): Promise<ReloadableCatalog> {
   const withEnvironments = await withServedEnvironments(catalog, served, options);
   const reloadables = new Map<string, Reloadable>();
@@ -57,7 +57,9 @@ export async function reloadableServedEnvironments(
   const reloadAll = async (): Promise<ReloadOutcome[]> => {
     const outcomes: ReloadOutcome[] = [];
     for (const reloadable of reloadables.values()) {
-      const outcome = await reloadOne(reloadable, String(++generation), served, options.wiki).catch((error: unknown) => failure(reloadable, error));
+      const outcome = await reloadOne(reloadable, String(++generation), served, options.wiki, options.loadTimeoutMs).catch((error: unknown) =>
+        failure(reloadable, error),
+      );
       options.log(
         outcome.reloaded
           ? `reloaded environment ${outcome.name}: tools ${outcome.tools.join(', ')}`
@@ -100,10 +102,16 @@ function reloadableEntry(served: Reloadable['served'], initial: ToolCatalogEntry
   return reloadable;
 }
 
-async function reloadOne(reloadable: Reloadable, token: string, served: ServedEnvironments, wiki: WikiLookup | undefined): Promise<ReloadOutcome> {
+async function reloadOne(
+  reloadable: Reloadable,
+  token: string,
+  served: ServedEnvironments,
+  wiki: WikiLookup | undefined,
+  loadTimeoutMs: number | undefined,
+): Promise<ReloadOutcome> {
   const { name, source } = reloadable.served;
   const path = source.kind === 'module' ? source.path : source.module;
-  const definition = await loadEnvironmentModule(path, { reload: token });
+  const definition = await loadEnvironmentModule(path, { reload: token, timeoutMs: loadTimeoutMs });
   const refuse = (message: string) => new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path}: ${message}`, { details: { path, name } });
   // The entry is served at /mcp/<name>: a module that now names another environment cannot take its place.
   if (definition.name !== name) throw refuse(`it now defines environment '${definition.name}', not '${name}'; restart serve to rename`);

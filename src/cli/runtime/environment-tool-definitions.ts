@@ -4,7 +4,6 @@
  * call (example, state, envArgs, sandbox) comes from `contextOf`, which the caller binds to one rollout or
  * episode; the call's own abortSignal is added here.
  */
-import { z } from 'zod';
 import { CorralError } from '../../core/errors.js';
 import type { Environment } from '../../runner/contract/environment.js';
 import type { EnvironmentTool, EnvironmentToolReply } from '../../runner/contract/environment-tool.js';
@@ -14,8 +13,6 @@ import { errorResult } from '../../tools/tool-result.js';
 
 /** The rollout-level part of a tool's context; each call gets its own abortSignal. */
 export type ToolContextProvider = () => Omit<RolloutContext<unknown, unknown>, 'abortSignal'>;
-
-const anyObjectSchema = z.object({}).loose();
 
 export function environmentToolDefinitions(environment: Pick<Environment, 'tools'>, contextOf: ToolContextProvider): ToolDefinition[] {
   return environment.tools.map((tool) => toolDefinitionOf(tool, contextOf));
@@ -27,7 +24,7 @@ export function toolDefinitionOf(tool: EnvironmentTool, contextOf: ToolContextPr
     title: tool.title ?? tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema ?? anyObjectSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     annotations: {
       readOnlyHint: tool.annotations?.readOnlyHint ?? false,
       destructiveHint: tool.annotations?.destructiveHint ?? true,
@@ -51,10 +48,15 @@ export function toolDefinitionOf(tool: EnvironmentTool, contextOf: ToolContextPr
   };
 }
 
+/**
+ * A text reply stays text: no structuredContent is made up for it, because Codex and Claude Code show a result's
+ * structuredContent to the model in place of its text, and the same environment must look the same to every agent.
+ * With an outputSchema, a reply without structuredContent fails the schema check in invokeTool: the tool's bug,
+ * reported loudly.
+ */
 function resultOf(reply: EnvironmentToolReply): ToolResult {
-  // With an outputSchema, a plain-text reply fails the schema check in invokeTool: that is the tool's bug, reported loudly.
-  if (typeof reply === 'string') return { text: reply, structuredContent: { text: reply } };
+  if (typeof reply === 'string') return { text: reply };
   if (reply.isError)
     return { text: reply.text, structuredContent: reply.structuredContent ?? { error: { code: 'TOOL_FAILED', message: reply.text } }, isError: true };
-  return { text: reply.text, structuredContent: reply.structuredContent ?? { text: reply.text } };
+  return reply.structuredContent === undefined ? { text: reply.text } : { text: reply.text, structuredContent: reply.structuredContent };
 }

@@ -5,12 +5,14 @@
  * HTTP stream instead of results.jsonl.
  */
 import { CorralError } from '../../core/errors.js';
+import { stableStringify } from '../../core/stable-hash.js';
 import type { PreparedRollouts, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
 import { withheldUpstreamErrors } from './withheld-upstream-errors.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
+import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
 import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
@@ -34,6 +36,11 @@ export interface RolloutServiceOptions {
    * remote client would let it run code on the server.
    */
   environments?: Readonly<Record<string, () => Environment>>;
+  /**
+   * The served environment `name` bound to a request's env_args (ServedEnvironments.bind: ENV_ERR_NOT_SERVED,
+   * ENV_ERR_INVALID_ARGS). Absent: `environments` are bound here, and they refuse arguments unless they declare an argsSchema.
+   */
+  bind?: (name: string, envArgs: Record<string, unknown> | undefined) => Promise<Environment>;
   /** Ceiling on a request's max_concurrency (default 256); the pool's max bounds sandboxes across requests anyway. */
   maxConcurrency?: number;
   /**
@@ -69,30 +76,37 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   // One guarded connection pool for every agent: each connection's own DNS lookup applies the policy (DNS rebinding).
   const guardedHttp = new ModelHttpClient(endpointPolicy);
   // Datasets are read once per environment (SQuAD dev is 10,570 questions); a failed read is not kept.
+  // Keyed by environment and arguments: the arguments may change the dataset.
   const datasets = new Map<string, Promise<Example[]>>();
   const datasetOf = (environment: Environment): Promise<Example[]> => {
-    let loading = datasets.get(environment.name);
+    const key = `${environment.name}\u0000${stableStringify(environment.envArgs ?? {})}`;
+    let loading = datasets.get(key);
     if (!loading) {
       loading = Promise.resolve()
         .then(() => environment.dataset({ args: {}, dataDir: options.dataDir, envArgs: environment.envArgs ?? {} }))
         .then((source) => collectExamples(source));
-      datasets.set(environment.name, loading);
-      loading.catch(() => datasets.delete(environment.name));
+      datasets.set(key, loading);
+      loading.catch(() => datasets.delete(key));
     }
     return loading;
+  };
+  const boundEnvironment = async (request: RolloutRequest): Promise<Environment> => {
+    if (options.bind) return options.bind(request.env, request.env_args);
+    const factory = Object.hasOwn(environments, request.env) ? environments[request.env] : undefined;
+    if (!factory) {
+      throw new CorralError(
+        'ENV_ERR_NOT_SERVED',
+        `env: this server does not serve an environment named '${request.env}' (it serves ${Object.keys(environments).join(', ')}); the operator chooses them with corral serve --env, clients name one`,
+        { details: { field: 'env', available: Object.keys(environments) } },
+      );
+    }
+    const environment = factory();
+    return request.env_args === undefined ? environment : bindEnvironmentArgs(environment, request.env_args);
   };
 
   return {
     async prepare(request, { log }): Promise<PreparedRollouts> {
-      const factory = Object.hasOwn(environments, request.env) ? environments[request.env] : undefined;
-      if (!factory) {
-        throw new CorralError(
-          'ENV_ERR_NOT_SERVED',
-          `env: this server does not serve an environment named '${request.env}' (it serves ${Object.keys(environments).join(', ')}); the operator chooses them with corral serve --env, clients name one`,
-          { details: { field: 'env', available: Object.keys(environments) } },
-        );
-      }
-      const loaded = factory();
+      const loaded = await boundEnvironment(request);
       const environment: Environment = request.max_turns ? Object.freeze({ ...loaded, maxTurns: request.max_turns }) : loaded;
       if (environment.toolsets.includes('wiki') && !options.runtime.wiki) {
         throw invalidField(

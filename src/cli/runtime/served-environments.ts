@@ -28,7 +28,7 @@ export interface ServedEnvironments {
    * this server does not serve (a path included) and ENV_ERR_INVALID_ARGS for arguments its schema refuses.
    */
   bind(name: string, envArgs: Record<string, unknown> | undefined): Promise<Environment>;
-  /** Every environment that binds without arguments, by name: what POST /v1/rollouts (which takes no env_args) can run. */
+  /** Every environment that binds without arguments, by name (POST /v1/rollouts binds through bind() for env_args). */
   withoutArguments(): Promise<Record<string, () => Environment>>;
   /** An operator reload (environment-reload.ts): later binds of `name` use this definition; bindings already made stay. */
   replace(environment: ServedEnvironment): void;
@@ -39,15 +39,29 @@ const MAX_BOUND = 256;
 
 export async function loadServedEnvironments(
   specs: readonly string[],
-  options: { cache: EnvironmentCache; log: (line: string) => void },
+  options: { cache: EnvironmentCache; log: (line: string) => void; loadTimeoutMs?: number },
 ): Promise<ServedEnvironments> {
   const served = new Map<string, ServedEnvironment>();
   for (const [name, create] of Object.entries(builtInEnvironments)) served.set(name, { name, definition: create(), source: { kind: 'built-in', name } });
   for (const spec of specs) {
-    const resolved = await resolveEnvironment(spec, { builtIns: builtInEnvironments, cache: options.cache, installMissing: true, log: options.log });
+    const resolved = await resolveEnvironment(spec, {
+      builtIns: builtInEnvironments,
+      cache: options.cache,
+      log: options.log,
+      loadTimeoutMs: options.loadTimeoutMs,
+    });
     const definition: EnvironmentDefinition = resolved.environment;
+    // `--env python-code` names a built-in that is served anyway.
+    if (resolved.source.kind === 'built-in') continue;
     const existing = served.get(definition.name);
-    if (existing && existing.source.kind !== 'built-in') {
+    if (existing?.source.kind === 'built-in') {
+      throw new CorralError(
+        'ENV_ERR_NAME_TAKEN',
+        `--env ${spec}: its environment is named '${definition.name}', the name of a built-in environment; serving it would replace the built-in for every client, so rename it`,
+        { details: { name: definition.name, spec } },
+      );
+    }
+    if (existing) {
       throw new CorralError('CFG_ERR_INVALID', `--env ${spec}: two environments are named ${definition.name}; serve only one of them`, {
         details: { name: definition.name },
       });

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { CorralError } from '../../core/errors.js';
 import { defineEnvironment, type Environment, type EnvironmentInput } from '../contract/environment.js';
 import { type EnvironmentDefinition, bindEnvironmentArgs, isEnvironmentFactory } from '../contract/environment-args.js';
+import { importWithTimeout } from './import-with-timeout.js';
 
 export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly<Record<string, () => Environment>>): Promise<Environment> {
   const builtIn = Object.hasOwn(builtIns, nameOrPath) ? builtIns[nameOrPath] : undefined;
@@ -30,15 +31,17 @@ export async function loadEnvironmentFrom(nameOrPath: string, builtIns: Readonly
  * What a module file default-exports: an Environment (defineEnvironment) or an EnvironmentFactory
  * (defineEnvironmentFactory, built once its arguments are known). Throws ENV_ERR_INVALID_MODULE when the module does
  * not load or exports neither. `reload` (a fresh token per reload of a served module) makes the import read the
- * file again instead of answering from Node's module cache; the modules it imports stay cached.
+ * file again instead of answering from Node's module cache; the modules it imports stay cached. An import that
+ * has not settled after `timeoutMs` (default 60 s) is ENV_ERR_LOAD_TIMEOUT.
  */
-export async function loadEnvironmentModule(path: string, options: { reload?: string } = {}): Promise<EnvironmentDefinition> {
+export async function loadEnvironmentModule(path: string, options: { reload?: string; timeoutMs?: number } = {}): Promise<EnvironmentDefinition> {
   let module: { default?: unknown };
   try {
     const url = pathToFileURL(path);
     if (options.reload !== undefined) url.searchParams.set('corral-reload', options.reload);
-    module = (await import(url.href)) as { default?: unknown };
+    module = await importWithTimeout<{ default?: unknown }>(url.href, path, options.timeoutMs);
   } catch (error) {
+    if (CorralError.isInstance(error) && error.code === 'ENV_ERR_LOAD_TIMEOUT') throw error;
     throw new CorralError('ENV_ERR_INVALID_MODULE', `environment module ${path} failed to load: ${(error as Error).message}`, {
       cause: error,
       details: { path },

@@ -16,38 +16,49 @@ export function buildSamples(record: ResultRecord): RolloutSamples {
   if (record.error || record.reward === null) return { samples: [], missing: 'errored', prefix_breaks: 0 };
   const turns = completeTurns(record);
   if (!turns) return { samples: [], missing: 'tokens_missing', prefix_breaks: 0 };
-  const samples: TrainingSample[] = [];
-  let current: TrainingSample | undefined;
-  for (const turn of turns) {
-    if (current && extendsSample(turn.prompt_token_ids, current)) {
-      const inserted = current.prompt_ids.length + current.completion_ids.length;
-      for (let index = inserted; index < turn.prompt_token_ids.length; index++) {
-        current.completion_ids.push(turn.prompt_token_ids[index]!);
-        current.completion_mask.push(0);
-        current.completion_logprobs.push(0);
-      }
-    } else {
-      current = {
-        example_id: record.example_id,
-        rollout_index: record.rollout_index,
-        sample_index: samples.length,
-        prompt_ids: [...turn.prompt_token_ids],
-        completion_ids: [],
-        completion_mask: [],
-        completion_logprobs: [],
-        reward: record.reward,
-        advantage: record.group?.advantage ?? null,
-      };
-      samples.push(current);
+  // First pass: where each sample starts (a turn whose prompt does not extend the previous prompt + completion).
+  const starts = [0];
+  for (let index = 1; index < turns.length; index++) if (!extendsTurn(turns[index]!.prompt_token_ids, turns[index - 1]!)) starts.push(index);
+  // Second pass: each sample's arrays allocated once at their final length and filled (no push per token).
+  const samples = starts.map((first, sampleIndex) => fillSample(record, turns.slice(first, starts[sampleIndex + 1] ?? turns.length), sampleIndex));
+  return { samples, missing: null, prefix_breaks: samples.length - 1 };
+}
+
+/** One sample from consecutive turns that extend one another. */
+function fillSample(record: ResultRecord, turns: readonly CompleteTurn[], sampleIndex: number): TrainingSample {
+  const head = turns[0]!.prompt_token_ids;
+  const last = turns[turns.length - 1]!;
+  const length = last.prompt_token_ids.length + last.completion_token_ids.length - head.length;
+  const ids = new Array<number>(length);
+  const mask = new Array<number>(length);
+  const logprobs = new Array<number>(length);
+  let offset = 0;
+  for (const [position, turn] of turns.entries()) {
+    // Inserted tokens: the part of this prompt beyond the previous turn's prompt + completion (the first turn has none).
+    const insertedFrom = position === 0 ? head.length : turns[position - 1]!.prompt_token_ids.length + turns[position - 1]!.completion_token_ids.length;
+    for (let index = insertedFrom; index < turn.prompt_token_ids.length; index++, offset++) {
+      ids[offset] = turn.prompt_token_ids[index]!;
+      mask[offset] = 0;
+      logprobs[offset] = 0;
     }
-    for (let index = 0; index < turn.completion_token_ids.length; index++) {
-      current.completion_ids.push(turn.completion_token_ids[index]!);
-      current.completion_mask.push(1);
-      current.completion_logprobs.push(turn.completion_logprobs[index]!);
+    const sampled = turn.completion_token_ids;
+    for (let index = 0; index < sampled.length; index++, offset++) {
+      ids[offset] = sampled[index]!;
+      mask[offset] = 1;
+      logprobs[offset] = turn.completion_logprobs[index]!;
     }
   }
-  if (samples.length === 0) return { samples, missing: 'tokens_missing', prefix_breaks: 0 };
-  return { samples, missing: null, prefix_breaks: samples.length - 1 };
+  return {
+    example_id: record.example_id,
+    rollout_index: record.rollout_index,
+    sample_index: sampleIndex,
+    prompt_ids: head.slice(),
+    completion_ids: ids,
+    completion_mask: mask,
+    completion_logprobs: logprobs,
+    reward: record.reward!,
+    advantage: record.group?.advantage ?? null,
+  };
 }
 
 /**
@@ -67,9 +78,9 @@ function completeTurns(record: ResultRecord): CompleteTurn[] | undefined {
   return tokens as CompleteTurn[];
 }
 
-/** The prompt starts with the sample's prompt + completion so far (compared in place, nothing concatenated). */
-function extendsSample(prompt: readonly number[], sample: TrainingSample): boolean {
-  const { prompt_ids: head, completion_ids: tail } = sample;
+/** The prompt starts with the previous turn's prompt + completion (compared in place, nothing concatenated). */
+function extendsTurn(prompt: readonly number[], previous: CompleteTurn): boolean {
+  const { prompt_token_ids: head, completion_token_ids: tail } = previous;
   if (prompt.length < head.length + tail.length) return false;
   for (let index = 0; index < head.length; index++) if (prompt[index] !== head[index]) return false;
   for (let index = 0; index < tail.length; index++) if (prompt[head.length + index] !== tail[index]) return false;

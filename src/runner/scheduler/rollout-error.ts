@@ -7,6 +7,8 @@ const ENVIRONMENT_CODES: ReadonlySet<string> = new Set([
   'ENV_ERR_CLEANUP_FAILED',
   'ENV_ERR_STOP_PREDICATE_FAILED',
   'ENV_ERR_INVALID_ARGS',
+  // A model-free agent the environment module ships, using the agent API wrongly.
+  'AGENT_ERR_MISUSE',
 ]);
 
 /** Turns any thrown value into the one failure a rollout records, blamed on one boundary. */

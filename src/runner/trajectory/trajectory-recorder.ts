@@ -1,4 +1,5 @@
 /** Builds a Trajectory as an agent works: messages, events, per-call timings, token data, and the one failure. */
+import { CorralError } from '../../core/errors.js';
 import type { ToolAccess, ToolOutcome } from '../contract/tool-access.js';
 import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './messages.js';
 import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
@@ -97,6 +98,13 @@ export class TrajectoryRecorder {
    * outcome. Malformed arguments become a readable isError result; infrastructure faults propagate.
    */
   async callTool(tools: ToolAccess, call: ToolCallRequest, turn: number, abortSignal?: AbortSignal): Promise<ToolOutcome> {
+    // An agent author's wrong guess at this signature is theirs to fix, with a message, not a corral bug.
+    if (typeof tools?.call !== 'function' || typeof call?.function?.name !== 'string' || typeof call.function.arguments !== 'string') {
+      throw new CorralError(
+        'AGENT_ERR_MISUSE',
+        "recorder.callTool(tools, call, turn, abortSignal) takes the run input's tools, a tool call { id, type: 'function', function: { name, arguments: JSON string } } and the turn recorder.startTurn() returned; defineAgent from 'corral' gives agents a plain callTool(name, args) instead",
+      );
+    }
     const startedAt = performance.now();
     this.event({ type: 'tool-call', turn, callId: call.id, name: call.function.name });
     let outcome: ToolOutcome;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { environmentCache } from '../../../src/environment-packages/environment-cache.js';
-import { writeInstalledRecord } from '../../../src/environment-packages/installed-environments.js';
+import { installedPackageDirectory, writeInstalledRecord } from '../../../src/environment-packages/installed-environments.js';
 import { resolveEnvironment, splitPackageSpec } from '../../../src/environment-packages/resolve-environment.js';
 import { bindEnvironmentArgs, isEnvironmentFactory } from '../../../src/runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../../src/runner/environments/index.js';
@@ -18,7 +18,6 @@ let logged: string[] = [];
 const options = () => ({
   builtIns: builtInEnvironments,
   cache: environmentCache({ cache: { dir: join(scratch, 'cache') } }),
-  installMissing: false,
   log: (line: string) => logged.push(line),
 });
 
@@ -28,10 +27,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** An installed package as `corral env install` leaves it: the folder in node_modules and the record. */
+/** An installed package as `corral env install` leaves it: the folder in its prefix's node_modules and the record. */
 function installByHand(name: string, version: string, environmentName: string): string {
   const cache = options().cache;
-  const directory = join(cache.directory, 'node_modules', name);
+  const directory = installedPackageDirectory(cache, name);
   mkdirSync(directory, { recursive: true });
   writeFileSync(join(directory, 'package.json'), JSON.stringify({ name, version, corral: { environment: './env.mjs' } }));
   writeFileSync(join(directory, 'env.mjs'), moduleText(environmentName));
@@ -107,7 +106,7 @@ describe('resolveEnvironment', () => {
     expect(prefixed.message).toContain('corral-env-fake@1.4.0');
     expect(prefixed.message).toContain('corral env install corral-env-missing');
     // Only corral-env-* names install on first use; any other name needs an explicit install.
-    const other = await corralFailure(resolveEnvironment('left-pad', { ...options(), installMissing: true }));
+    const other = await corralFailure(resolveEnvironment('left-pad', { ...options() }));
     expect(other.code).toBe('ENV_ERR_NOT_FOUND');
     expect(other.message).toContain('must be installed first with `corral env install left-pad`');
     expect(logged).toEqual([]);

@@ -211,6 +211,34 @@ describe('POST /v1/rollouts record: {series, step}', () => {
     expect(lstatSync(join(root, 'series', 'run', 'steps.jsonl')).isSymbolicLink()).toBe(true);
   });
 
+  it('a link planted after the folder was opened is not followed either: the summary says the series was not written', async () => {
+    const app = server(root);
+    for (const name of ['results.jsonl', 'steps.jsonl', 'metadata.json']) {
+      const series = `run-${name.split('.')[0]}`;
+      expect((await post(app, body({ record: { series, step: 0 } }))).lines.at(-1)).toMatchObject({ series: { first_line: 0, records: 3 } });
+      const planted = join(root, 'series', series, name);
+      writeFileSync(join(outside, name), 'kept\n');
+      rmSync(planted);
+      symlinkSync(join(outside, name), planted);
+      const second = await post(app, body({ record: { series, step: 1 } }));
+      expect(second.status).toBe(200);
+      // The records (two at step 1) were streamed all the same, then the summary; nothing reached the link's target.
+      expect(second.lines).toHaveLength(3);
+      expect(readFileSync(join(outside, name), 'utf8')).toBe('kept\n');
+      if (name === 'metadata.json') {
+        // Replaced by rename: the link itself gives way to a regular file.
+        expect(second.lines.at(-1)).toMatchObject({ series: { name: series, step: 1, first_line: 3, records: 2 } });
+        expect(lstatSync(planted).isFile()).toBe(true);
+      } else {
+        expect(second.lines.at(-1)).toMatchObject({
+          type: 'summary',
+          status: 'complete',
+          series: { name: series, step: 1, error: { code: 'SERIES_ERR_WRITE' } },
+        });
+      }
+    }
+  });
+
   it('the viewer refuses a series name it cannot hold and a series folder that is a symlink', async () => {
     const app = server(root);
     mkdirSync(join(root, 'series'));

@@ -61,6 +61,9 @@ export interface OpenAIAgentOptions {
   httpClient?: ModelHttpClient;
 }
 
+/** The backoff between model request attempts; corral eval's preflight retries GET /models with it too. */
+export const MODEL_BACKOFF = Object.freeze({ baseMs: 500, maxMs: 8_000 });
+
 /** Fields the agent owns: letting samplingArgs override them would desynchronise what is sent from what is recorded. */
 const RESERVED_FIELDS = ['model', 'messages', 'tools', 'stream', 'n'];
 
@@ -91,7 +94,11 @@ export class OpenAIAgent implements Agent {
     // Asked for below the caller's own sampling args: an explicit `logprobs: false` wins.
     this.tokenIn = options.tokenIn === true;
     this.samplingArgs = Object.freeze(options.returnTokens || this.tokenIn ? { ...TOKEN_FIELDS, ...samplingArgs } : samplingArgs);
-    this.policy = { maxRetries, requestTimeoutMs, backoff: { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 8_000 } };
+    this.policy = {
+      maxRetries,
+      requestTimeoutMs,
+      backoff: { baseMs: options.backoffBaseMs ?? MODEL_BACKOFF.baseMs, maxMs: options.backoffMaxMs ?? MODEL_BACKOFF.maxMs },
+    };
     this.baseURL = (options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
     this.apiKey = options.apiKey || process.env['OPENAI_API_KEY'] || 'EMPTY';
     this.client = options.httpClient ?? new ModelHttpClient();

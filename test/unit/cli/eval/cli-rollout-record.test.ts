@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cliConversation } from '../../../../src/cli/eval/cli-rollout-record.js';
 import type { ModelCall } from '../../../../src/model-proxy/model-call.js';
+import { buildSamples } from '../../../../src/runner/samples/build-samples.js';
+import type { ResultRecord } from '../../../../src/runner/trajectory/result-record.js';
 
 type Message = ModelCall['request']['messages'][number];
 
@@ -51,6 +53,43 @@ describe('cliConversation', () => {
       { completion_token_ids: [3], turn: 2 },
     ]);
     expect(conversation.answer).toBe('Done.');
+  });
+
+  it("trains on the final conversation's calls only: a title request is never in a sample; a conversation call without ids means no sample", () => {
+    const title = call(0, [user], { role: 'assistant', content: 'Title' }, { prompt_token_ids: [50], completion_token_ids: [9], completion_logprobs: [-9] });
+    const turnOne = { prompt_token_ids: [1, 2], completion_token_ids: [3, 4], completion_logprobs: [-0.5, -0.25] };
+    const turnTwo = { prompt_token_ids: [1, 2, 3, 4, 5], completion_token_ids: [6], completion_logprobs: [-1] };
+    const calls = [title, call(1, [system, user], first, turnOne), call(2, [system, user, first, result], second, turnTwo)];
+    const record = (tokens: ResultRecord['tokens']) =>
+      ({ reward: 1, error: null, group: { advantage: 0.5 }, example_id: 'e', rollout_index: 0, turns: 3, tokens }) as unknown as ResultRecord;
+    const built = buildSamples(record(cliConversation(calls).tokens));
+    expect(built.samples).toHaveLength(1);
+    expect(built.samples[0]).toMatchObject({
+      prompt_ids: [1, 2],
+      completion_ids: [3, 4, 5, 6],
+      completion_mask: [1, 1, 0, 1],
+      completion_logprobs: [-0.5, -0.25, 0, -1],
+    });
+    const lossy = [title, call(1, [system, user], first, turnOne), call(2, [system, user, first, result], second, null)];
+    expect(cliConversation(lossy).tokens).toEqual([{ ...turnOne, turn: 1 }, { turn: 2 }]);
+    expect(buildSamples(record(cliConversation(lossy).tokens)).missing).toBe('tokens_missing');
+  });
+
+  it('matches a turn the CLI resent reshaped (OpenCode resends content null as "") to the call that produced it', () => {
+    const silent = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: 't2', type: 'function' as const, function: { name: 'py', arguments: '{"a": 1}' } }],
+    };
+    const resent = { ...silent, content: '', tool_calls: [{ ...silent.tool_calls[0]!, function: { name: 'py', arguments: '{"a":1}' } }] };
+    const calls = [
+      call(0, [system, user], silent, { completion_token_ids: [7] }),
+      call(1, [system, user, resent, result], second, { completion_token_ids: [8] }),
+    ];
+    expect(cliConversation(calls).tokens).toEqual([
+      { completion_token_ids: [7], turn: 1 },
+      { completion_token_ids: [8], turn: 2 },
+    ]);
   });
 
   it('no calls: an empty conversation', () => {

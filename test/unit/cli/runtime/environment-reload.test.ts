@@ -33,14 +33,14 @@ describe('reloadableServedEnvironments', () => {
   });
   afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-  async function serveModule() {
+  async function serveModule(loadTimeoutMs?: number) {
     writeFileSync(path, moduleText('reloading', ['first']));
     const definition = await loadEnvironmentModule(path);
     const served = servedEnvironmentsOf(
       new Map([['reloading', { name: 'reloading', definition, source: { kind: 'module', path, sha256: '', package: null } }]]),
     );
     const lines: string[] = [];
-    const reloadable = await reloadableServedEnvironments(EMPTY_CATALOG, served, { wiki: undefined, log: (line) => lines.push(line) });
+    const reloadable = await reloadableServedEnvironments(EMPTY_CATALOG, served, { wiki: undefined, log: (line) => lines.push(line), loadTimeoutMs });
     const entry = reloadable.catalog.get('reloading')!;
     const events: ServerEvent[] = [];
     entry.changeEvents!.subscribe((event) => events.push(event));
@@ -74,5 +74,17 @@ describe('reloadableServedEnvironments', () => {
     }
     expect(events).toEqual([]);
     expect(lines.filter((line) => line.includes('failed [ENV_ERR_INVALID_MODULE]'))).toHaveLength(4);
+  });
+
+  it('a reload whose import never settles fails with ENV_ERR_LOAD_TIMEOUT and does not block the next reload', async () => {
+    const { reloadable, entry, lines } = await serveModule(300);
+    // A timer keeps the event loop alive, as a socket that never answers would.
+    writeFileSync(path, `await new Promise(() => setInterval(() => {}, 60_000));\n${moduleText('reloading', ['hung'])}`);
+    const [hung] = await reloadable.reload();
+    expect(hung).toMatchObject({ name: 'reloading', reloaded: false, code: 'ENV_ERR_LOAD_TIMEOUT' });
+    expect(entry.tools.map((tool) => tool.name)).toEqual(['first']);
+    writeFileSync(path, moduleText('reloading', ['first', 'after']));
+    expect(await reloadable.reload()).toEqual([{ name: 'reloading', reloaded: true, tools: ['first', 'after'] }]);
+    expect(lines.some((line) => line.includes('failed [ENV_ERR_LOAD_TIMEOUT]'))).toBe(true);
   });
 });
