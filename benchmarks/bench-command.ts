@@ -15,7 +15,7 @@ import { runSandboxBench } from './sandbox-bench.js';
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-/** Adds sandbox, mcp, search and runner to `bench` (a commander program of its own, named "corral bench"). */
+/** Adds sandbox, mcp, search, runner, ..., queue and cli to `bench` (a commander program of its own, named "corral bench"). */
 export function registerBenchSubcommands(bench: Command): void {
   bench.description('run a benchmark; --json prints an array of {name, value, unit, peer?, peerValue?, ratio?}');
   bench
@@ -322,6 +322,21 @@ export function registerBenchSubcommands(bench: Command): void {
         );
       },
     );
+
+  bench
+    .command('cli')
+    .description('corral --version and --help start-up, installed (dist/ compiled now, as npm pack lays it out) and in a checkout, vs node -e 0')
+    .option('--json', 'print only the JSON array of figures on stdout')
+    .option('--runs <n>', 'interleaved rounds (median), after one warm-up round', '15')
+    .action(async (options: { json?: boolean; runs: string }) => {
+      const { runCliBench } = await import('./cli-bench.js');
+      const figures = await runCliBench({ runs: positive(options.runs, '--runs'), log });
+      print(
+        figures,
+        options.json === true,
+        'cli: wall time of each command as a child process (spawn to exit), median over interleaved rounds in rotating order after one warm-up round; the installed layout is bin/ + package.json + dist/src/ compiled from this checkout (no src/), node_modules linked; ratio = node -e 0 / corral (below 1: slower than an empty node).',
+      );
+    });
 }
 
 /** The tool wiring `corral eval` uses (startToolRuntime + in-process MCP sessions), for the runner benches. */

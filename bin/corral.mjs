@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // In a checkout (src/cli/main.ts is there and tsx resolves) the CLI runs the TypeScript sources through tsx, so
-// it never runs a stale build. An installed package runs the compiled dist/ that `prepack` built; tsx is then
-// registered after the CLI has loaded, only so that a user's environment or agent module written in .ts loads.
+// it never runs a stale build. An installed package runs the compiled dist/ that `prepack` built; its module hooks
+// and tsx are then registered only when a command runs (after that command's modules loaded), so that a user's
+// environment or agent module written in .ts loads, while `--version` and `--help` start without either.
 import { existsSync } from 'node:fs';
 import { register as registerHooks } from 'node:module';
 import { URL, fileURLToPath } from 'node:url';
@@ -16,18 +17,25 @@ async function tsxRegister() {
   }
 }
 
-const register = await tsxRegister();
-const fromCheckout = existsSync(checkoutEntry) && register !== undefined;
 // Before tsx's hooks, so a user's module anywhere can import 'corral' and its .ts format is seen by tsx (see the file).
-registerHooks('./corral-module-hooks.mjs', import.meta.url, {
-  data: { root: fileURLToPath(new URL('..', import.meta.url)), checkout: fromCheckout },
-});
-let main;
-if (fromCheckout) {
-  register();
-  ({ main } = await import('../src/cli/main.ts'));
-} else {
-  ({ main } = await import('../dist/src/cli/main.js'));
-  register?.();
+function registerCorralHooks(checkout) {
+  registerHooks('./corral-module-hooks.mjs', import.meta.url, {
+    data: { root: fileURLToPath(new URL('..', import.meta.url)), checkout },
+  });
 }
-await main(process.argv);
+
+const checkoutRegister = existsSync(checkoutEntry) ? await tsxRegister() : undefined;
+if (checkoutRegister) {
+  registerCorralHooks(true);
+  checkoutRegister();
+  const { main } = await import('../src/cli/main.ts');
+  await main(process.argv);
+} else {
+  const { main } = await import('../dist/src/cli/main.js');
+  await main(process.argv, {
+    beforeCommandRuns: async () => {
+      registerCorralHooks(false);
+      (await tsxRegister())?.();
+    },
+  });
+}

@@ -21,7 +21,7 @@ export function registerBenchCommand(program: Command): void {
   program
     .command('bench')
     // The names benchmarks/bench-command.ts registers (test/e2e/cli-help-and-messages.test.ts keeps the two in step).
-    .description('run a benchmark (from a checkout): sandbox | mcp | search | runner | terminal | agents | environments | view | queue [--json]')
+    .description('run a benchmark (from a checkout): sandbox | mcp | search | runner | terminal | agents | environments | view | queue | cli [--json]')
     .argument('[arguments...]', 'the benchmark and its options; `corral bench --help` lists them in a checkout')
     .allowUnknownOption()
     .helpOption(false)

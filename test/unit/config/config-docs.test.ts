@@ -39,9 +39,9 @@ function registeredFlags(command: Command): string[] {
   return [...command.options.flatMap((option) => (option.long ? [option.long] : [])), ...command.commands.flatMap(registeredFlags)];
 }
 
-function helpText(): string {
+async function helpText(): Promise<string> {
   let text = '';
-  const program = buildProgram().configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
+  const program = (await buildProgram()).configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
   program.outputHelp();
   return text;
 }
@@ -60,14 +60,14 @@ describe('configuration docs', () => {
     expect(keys.find((key) => key.path === 'sandbox.minIdle')).toMatchObject({ defaultValue: '2', flag: '--min-idle', env: 'CORRAL_MIN_IDLE' });
   });
 
-  it('every environment variable corral reads is in docs/configuration.md and in the corral --help epilogue', () => {
+  it('every environment variable corral reads is in docs/configuration.md and in the corral --help epilogue', async () => {
     const read = environmentVariablesRead();
     expect(read).toEqual(
       expect.arrayContaining(['CORRAL_CONFIG', 'CORRAL_DATA_DIR', 'CORRAL_IMAGE', 'CORRAL_MAX_SANDBOXES', 'CORRAL_MIN_IDLE', 'CORRAL_REUSE']),
     );
     const text = doc();
     expect(read.filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
-    const help = helpText();
+    const help = await helpText();
     expect(read.filter((name) => !help.includes(name))).toEqual([]);
     expect(
       environmentVariables()
@@ -76,9 +76,9 @@ describe('configuration docs', () => {
     ).toEqual(expect.arrayContaining(read));
   });
 
-  it('every flag a config error names is registered by some command', () => {
+  it('every flag a config error names is registered by some command', async () => {
     // commander adds --help (and --version) itself, outside command.options.
-    const registered = new Set([...registeredFlags(buildProgram()), '--help']);
+    const registered = new Set([...registeredFlags(await buildProgram()), '--help']);
     const messageOf = (env: Record<string, string>) => {
       try {
         loadConfig({ env });
