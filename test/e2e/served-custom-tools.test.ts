@@ -2,6 +2,9 @@
  * A served environment's own tools (defineTool) at /mcp/<env>, seen by a real MCP client over Streamable HTTP:
  * - a tool that returns text gives the client that text and nothing else (no made-up structuredContent, no
  *   advertised outputSchema), so every agent CLI shows the model the same observation;
+ * - an error result of such a tool (it threw, returned isError, got invalid arguments, read a missing example)
+ *   carries its code and message in the text alone, no made-up structuredContent; one the author returned is kept;
+ * - the openai agent's recorded tool message for an error is the text an MCP client sees for the same call;
  * - a tool that reads the example, where no example was chosen, is refused with ENV_ERR_NO_EXAMPLE instead of
  *   comparing against undefined and answering plausibly wrong.
  */
@@ -15,12 +18,17 @@ import { defineEnvironment, defineTool, z } from '../../src/index.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import type { ToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
+import { environmentRolloutFactory } from '../../src/cli/runtime/environment-rollouts.js';
+import { OpenAIAgent } from '../../src/runner/agents/openai/openai-agent.js';
+import { runEvaluation } from '../../src/runner/scheduler/run-evaluation.js';
+import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
+import { startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { connectHttp, textOf } from '../helpers/mcp-clients.js';
 
 const door = defineTool({
   name: 'door',
   description: 'Says whether the door is open.',
-  inputSchema: z.object({}),
+  inputSchema: z.strictObject({}),
   execute: () => 'OPEN',
 });
 
@@ -39,9 +47,40 @@ const guess = defineTool({
   execute: ({ word }, { example }) => (word === example.answer ? 'right' : 'wrong'),
 });
 
+const jammed = defineTool({
+  name: 'jammed',
+  description: 'Throws: the door is jammed.',
+  inputSchema: z.object({}),
+  execute: () => {
+    throw new Error('the door is jammed');
+  },
+});
+
+const locked = defineTool({
+  name: 'locked',
+  description: 'Replies with an error text.',
+  inputSchema: z.object({}),
+  execute: () => ({ text: 'LOCKED', isError: true }),
+});
+
+const alarm = defineTool({
+  name: 'alarm',
+  description: 'Replies with an error and structured content of its own.',
+  inputSchema: z.object({}),
+  execute: () => ({ text: 'ALARM in zone 3', isError: true, structuredContent: { zone: 3 } }),
+});
+
+/** The same error calls, made by an MCP client and by the openai agent's scripted model. */
+const ERROR_CALLS = [
+  { name: 'jammed', arguments: {} },
+  { name: 'locked', arguments: {} },
+  { name: 'alarm', arguments: {} },
+  { name: 'door', arguments: { force: 'yes' } },
+];
+
 const environment = defineEnvironment({
   name: 'doors',
-  tools: [door, reading, guess],
+  tools: [door, reading, guess, jammed, locked, alarm],
   dataset: () => [{ id: 'one', prompt: 'guess', answer: 'crane' }],
   rubric: [{ name: 'zero', weight: 1, score: () => 0 }],
   systemPrompt: 'Open doors.',
@@ -50,11 +89,12 @@ const environment = defineEnvironment({
 const EMPTY_CATALOG: ToolCatalog = { get: () => undefined, names: () => [] };
 let close: () => Promise<void> = async () => undefined;
 let baseUrl = '';
+let pool: SandboxPool;
 
 beforeAll(async () => {
   const served = servedEnvironmentsOf(new Map([['doors', { name: 'doors', definition: environment, source: { kind: 'built-in' as const, name: 'doors' } }]]));
   const environments = await withServedEnvironments(EMPTY_CATALOG, served, { wiki: undefined, log: () => undefined });
-  const pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
+  pool = new SandboxPool({ minIdle: 0, healthIntervalMs: 0, reapIntervalMs: 0 });
   const app = buildServer(loadConfig({ env: {}, flags: { host: '127.0.0.1', port: 0, backend: 'process' } }), {
     environments,
     sandboxSource: poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
@@ -96,11 +136,65 @@ describe('custom tools at /mcp/<env>, through a real MCP client', () => {
       const result = (await client.callTool({ name: 'guess', arguments: { word: 'crane' } })) as CallToolResult;
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/ENV_ERR_NO_EXAMPLE.*example\.answer.*\/v1\/episodes/);
+      expect(result.structuredContent).toBeUndefined();
       // Tools that never read the example keep working on the same session.
       const open = (await client.callTool({ name: 'door', arguments: {} })) as CallToolResult;
       expect(textOf(open)).toBe('OPEN');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('error results of custom tools, through a real MCP client and through the openai agent', () => {
+  it('an error is its code and message in the text only; structuredContent only when the author returned one', async () => {
+    const { client } = await connectHttp(`${baseUrl}/mcp/doors`);
+    try {
+      const [thrown, replied, own, invalid] = (await Promise.all(ERROR_CALLS.map((call) => client.callTool(call)))) as CallToolResult[];
+      expect(thrown).toEqual({ content: [{ type: 'text', text: 'Error (TOOL_FAILED): the door is jammed' }], isError: true });
+      expect(replied).toEqual({ content: [{ type: 'text', text: 'LOCKED' }], isError: true });
+      expect(own).toEqual({ content: [{ type: 'text', text: 'ALARM in zone 3' }], structuredContent: { zone: 3 }, isError: true });
+      expect(invalid!.isError).toBe(true);
+      expect(textOf(invalid!)).toMatch(/^Error \(INVALID_ARGUMENTS\): invalid arguments for tool door: .*force/s);
+      expect(invalid!.structuredContent).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the openai agent's recorded tool messages are the texts an MCP client sees for the same failing calls", async () => {
+    const { client } = await connectHttp(`${baseUrl}/mcp/doors`);
+    let served: string[];
+    try {
+      served = ((await Promise.all(ERROR_CALLS.map((call) => client.callTool(call)))) as CallToolResult[]).map(textOf);
+    } finally {
+      await client.close();
+    }
+    const model = await startScriptedModelServer((body) =>
+      body.messages.some((message) => message.role === 'tool') ? { kind: 'text', content: 'done' } : { kind: 'tool-calls', toolCalls: ERROR_CALLS },
+    );
+    try {
+      const records: ResultRecord[] = [];
+      await runEvaluation({
+        environment,
+        agent: new OpenAIAgent({ model: 'scripted', baseURL: model.baseURL, apiKey: 'test', maxRetries: 0 }),
+        rollouts: environmentRolloutFactory({
+          environment,
+          toolsetTools: [],
+          sandboxSourceFor: () => poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
+        }),
+        examples: [{ id: 'one', prompt: 'open the doors', answer: 'crane' }],
+        rolloutsPerExample: 1,
+        concurrency: 1,
+        abortSignal: new AbortController().signal,
+        onGroup: (group) => records.push(...group),
+      });
+      expect(records[0]!.error).toBeNull();
+      const recorded = records[0]!.completion.filter((message) => message.role === 'tool').map((message) => message.content);
+      expect(recorded).toEqual(served);
+      expect(served[0]).toBe('Error (TOOL_FAILED): the door is jammed');
+    } finally {
+      await model.close();
     }
   });
 });
