@@ -5,10 +5,12 @@
  * - an error result of such a tool (it threw, returned isError, got invalid arguments, read a missing example)
  *   carries its code and message in the text alone, no made-up structuredContent; one the author returned is kept;
  * - the openai agent's recorded tool message for an error is the text an MCP client sees for the same call;
+ * - a CLI agent of `corral eval` (Codex, Claude Code: toolAccessCatalog over the rollout's tools) sees the same
+ *   results as /mcp/<env>: no outputSchema and no structuredContent made up for text or error results;
  * - a tool that reads the example, where no example was chosen, is refused with ENV_ERR_NO_EXAMPLE instead of
  *   comparing against undefined and answering plausibly wrong.
  */
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withServedEnvironments } from '../../src/cli/runtime/environment-catalog-entries.js';
 import { servedEnvironmentsOf } from '../../src/cli/runtime/served-environments.js';
@@ -18,7 +20,11 @@ import { defineEnvironment, defineTool, z } from '../../src/index.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import type { ToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { SandboxPool } from '../../src/sandbox/pool/sandbox-pool.js';
-import { environmentRolloutFactory } from '../../src/cli/runtime/environment-rollouts.js';
+import { toolAccessCatalog } from '../../src/cli/eval/tool-access-catalog.js';
+import { environmentRolloutFactory, openEnvironmentRollout } from '../../src/cli/runtime/environment-rollouts.js';
+import { createToolServer } from '../../src/mcp/create-tool-server.js';
+import { LazySandboxes } from '../../src/mcp/lazy-sandboxes.js';
+import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recorder.js';
 import { OpenAIAgent } from '../../src/runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../src/runner/scheduler/run-evaluation.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
@@ -195,6 +201,38 @@ describe('error results of custom tools, through a real MCP client and through t
       expect(served[0]).toBe('Error (TOOL_FAILED): the door is jammed');
     } finally {
       await model.close();
+    }
+  });
+});
+
+describe("a CLI agent's view of the same tools (corral eval --agent codex|claude-code: toolAccessCatalog)", () => {
+  it('lists no outputSchema and sends the same content as /mcp/<env>, structuredContent only where the tool gave one', async () => {
+    const generalSpecs = { general: { backend: 'process' as const }, javascript: { backend: 'isolate' as const } };
+    const rollout = await openEnvironmentRollout({
+      environment,
+      example: { id: 'one', prompt: 'open the doors', answer: 'crane' },
+      toolsetTools: [],
+      sandboxSource: poolSandboxSource(pool, generalSpecs),
+    });
+    const catalog = toolAccessCatalog('env', rollout.tools, new TrajectoryRecorder());
+    const server = createToolServer({ tools: catalog.get('env')!.tools, sandboxSource: new LazySandboxes(poolSandboxSource(pool, generalSpecs)) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const viaCli = new Client({ name: 'cli-agent', version: '1' });
+    await viaCli.connect(clientSide);
+    const { client: served } = await connectHttp(`${baseUrl}/mcp/doors`);
+    try {
+      const { tools } = await viaCli.listTools();
+      expect(tools.find((tool) => tool.name === 'door')?.outputSchema).toBeUndefined();
+      const calls = [{ name: 'door', arguments: {} }, { name: 'reading', arguments: {} }, ...ERROR_CALLS.slice(0, 3)];
+      for (const call of calls) {
+        const [cli, mcp] = (await Promise.all([viaCli.callTool(call), served.callTool(call)])) as CallToolResult[];
+        expect({ call: call.name, ...cli }).toEqual({ call: call.name, ...mcp });
+      }
+    } finally {
+      await viaCli.close();
+      await served.close();
+      await rollout.close();
     }
   });
 });
