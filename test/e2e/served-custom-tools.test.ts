@@ -24,6 +24,7 @@ import { toolAccessCatalog } from '../../src/cli/eval/tool-access-catalog.js';
 import { environmentRolloutFactory, openEnvironmentRollout } from '../../src/cli/runtime/environment-rollouts.js';
 import { createToolServer } from '../../src/mcp/create-tool-server.js';
 import { LazySandboxes } from '../../src/mcp/lazy-sandboxes.js';
+import { toolsForToolsets } from '../../src/mcp/toolsets.js';
 import { TrajectoryRecorder } from '../../src/runner/trajectory/trajectory-recorder.js';
 import { OpenAIAgent } from '../../src/runner/agents/openai/openai-agent.js';
 import { runEvaluation } from '../../src/runner/scheduler/run-evaluation.js';
@@ -82,10 +83,13 @@ const ERROR_CALLS = [
   { name: 'locked', arguments: {} },
   { name: 'alarm', arguments: {} },
   { name: 'door', arguments: { force: 'yes' } },
+  // A built-in tool (files toolset, process sandbox): its error keeps the documented {error} structuredContent.
+  { name: 'read_file', arguments: { path: 'missing.txt' } },
 ];
 
 const environment = defineEnvironment({
   name: 'doors',
+  toolsets: ['files'],
   tools: [door, reading, guess, jammed, locked, alarm],
   dataset: () => [{ id: 'one', prompt: 'guess', answer: 'crane' }],
   rubric: [{ name: 'zero', weight: 1, score: () => 0 }],
@@ -156,13 +160,18 @@ describe('error results of custom tools, through a real MCP client and through t
   it('an error is its code and message in the text only; structuredContent only when the author returned one', async () => {
     const { client } = await connectHttp(`${baseUrl}/mcp/doors`);
     try {
-      const [thrown, replied, own, invalid] = (await Promise.all(ERROR_CALLS.map((call) => client.callTool(call)))) as CallToolResult[];
+      const [thrown, replied, own, invalid, builtIn] = (await Promise.all(ERROR_CALLS.map((call) => client.callTool(call)))) as CallToolResult[];
       expect(thrown).toEqual({ content: [{ type: 'text', text: 'Error (TOOL_FAILED): the door is jammed' }], isError: true });
       expect(replied).toEqual({ content: [{ type: 'text', text: 'LOCKED' }], isError: true });
       expect(own).toEqual({ content: [{ type: 'text', text: 'ALARM in zone 3' }], structuredContent: { zone: 3 }, isError: true });
       expect(invalid!.isError).toBe(true);
       expect(textOf(invalid!)).toMatch(/^Error \(INVALID_ARGUMENTS\): invalid arguments for tool door: .*force/s);
       expect(invalid!.structuredContent).toBeUndefined();
+      expect(builtIn).toEqual({
+        content: [{ type: 'text', text: 'Error (SBX_ERR_NOT_FOUND): no such file: missing.txt' }],
+        structuredContent: { error: { code: 'SBX_ERR_NOT_FOUND', message: 'no such file: missing.txt' } },
+        isError: true,
+      });
     } finally {
       await client.close();
     }
@@ -186,7 +195,7 @@ describe('error results of custom tools, through a real MCP client and through t
         agent: new OpenAIAgent({ model: 'scripted', baseURL: model.baseURL, apiKey: 'test', maxRetries: 0 }),
         rollouts: environmentRolloutFactory({
           environment,
-          toolsetTools: [],
+          toolsetTools: toolsForToolsets(environment.toolsets),
           sandboxSourceFor: () => poolSandboxSource(pool, { general: { backend: 'process' }, javascript: { backend: 'isolate' } }),
         }),
         examples: [{ id: 'one', prompt: 'open the doors', answer: 'crane' }],
@@ -211,7 +220,7 @@ describe("a CLI agent's view of the same tools (corral eval --agent codex|claude
     const rollout = await openEnvironmentRollout({
       environment,
       example: { id: 'one', prompt: 'open the doors', answer: 'crane' },
-      toolsetTools: [],
+      toolsetTools: toolsForToolsets(environment.toolsets),
       sandboxSource: poolSandboxSource(pool, generalSpecs),
     });
     const catalog = toolAccessCatalog('env', rollout.tools, new TrajectoryRecorder());
@@ -224,7 +233,7 @@ describe("a CLI agent's view of the same tools (corral eval --agent codex|claude
     try {
       const { tools } = await viaCli.listTools();
       expect(tools.find((tool) => tool.name === 'door')?.outputSchema).toBeUndefined();
-      const calls = [{ name: 'door', arguments: {} }, { name: 'reading', arguments: {} }, ...ERROR_CALLS.slice(0, 3)];
+      const calls = [{ name: 'door', arguments: {} }, { name: 'reading', arguments: {} }, ...ERROR_CALLS.slice(0, 3), ERROR_CALLS[4]!];
       for (const call of calls) {
         const [cli, mcp] = (await Promise.all([viaCli.callTool(call), served.callTool(call)])) as CallToolResult[];
         expect({ call: call.name, ...cli }).toEqual({ call: call.name, ...mcp });
