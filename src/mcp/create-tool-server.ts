@@ -9,6 +9,7 @@ import { CorralError } from '../core/errors.js';
 import type { SandboxSession } from '../sandbox/session.js';
 import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import { wireStructuredContent } from '../tools/tool-result.js';
 import type { ToolSandboxes } from './lazy-sandboxes.js';
 import { errorCodeOf, toProtocolError } from './protocol-error-mapping.js';
 import { type SandboxKind, sandboxKindFor } from './sandbox-source.js';
@@ -123,7 +124,8 @@ export function buildToolServer(options: CreateToolServerOptions): {
         abortSignal,
         openSession: async () => (session = await options.sandboxSource.session(kind, { abortSignal })),
       });
-      const errorCode = result.isError ? errorCodeOfResult(result.structuredContent) : undefined;
+      const errorCode = result.isError ? (result.error?.code ?? errorCodeOfResult(result.structuredContent)) : undefined;
+      const structuredContent = wireStructuredContent(result, tool.outputSchema !== undefined);
       if (errorCode === 'SBX_ERR_TIMEOUT' && session) await failIfUnresponsive(options.sandboxSource, kind, session, tool.name);
       options.observer?.toolCallFinished({
         tool: tool.name,
@@ -134,8 +136,8 @@ export function buildToolServer(options: CreateToolServerOptions): {
       return server.server.projectCallToolResult(
         {
           content: [{ type: 'text', text: result.text }],
-          // None made up for a text-only reply: some clients show structuredContent to the model instead of the text.
-          ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent as Record<string, unknown> }),
+          // None made up for a text-only reply or a wrapped error: some clients show structuredContent to the model instead of the text.
+          ...(structuredContent === undefined ? {} : { structuredContent }),
           ...(result.isError ? { isError: true } : {}),
           // Our output schemas all have object roots, so there is no advertised non-object schema to wrap for.
         },
@@ -194,7 +196,7 @@ async function failIfUnresponsive(sandboxes: ToolSandboxes, kind: SandboxKind, s
   );
 }
 
-/** Tool results that failed inside the tool carry `{error: {code}}`; failures the tool reports in its own shape (exit code) count as TOOL_FAILED. */
+/** An error the tool reports in its own shape counts as TOOL_FAILED, unless that shape is `{error: {code}}`. */
 function errorCodeOfResult(content: unknown): string {
   const code = (content as { error?: { code?: unknown } } | undefined)?.error?.code;
   return typeof code === 'string' ? code : 'TOOL_FAILED';

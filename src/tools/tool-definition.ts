@@ -34,14 +34,19 @@ export interface ToolContext {
 
 export interface ToolResult<Output = Record<string, unknown>> {
   /**
-   * Conforms to the tool's outputSchema when isError is not true; `{ error: {code, message} }` otherwise. Absent only
-   * for a tool without an outputSchema whose reply is text alone (an environment's defineTool returning a string):
-   * clients then see the text and nothing made up beside it.
+   * Conforms to the tool's outputSchema when isError is not true. On an isError result it is the tool's own shape
+   * (bash's exit code) or absent. Absent also for a tool without an outputSchema whose reply is text alone (an
+   * environment's defineTool returning a string): clients then see the text and nothing made up beside it.
    */
   structuredContent?: Output | ToolErrorContent;
   /** What a model reads: the same facts as structuredContent, rendered as plain text. */
   text: string;
   isError?: boolean;
+  /**
+   * Set by errorResult: the code and message corral wrapped a failure in. Never sent as such; the text carries both,
+   * and only a tool with an outputSchema also gets `{ error }` as structuredContent (the built-ins' documented shape).
+   */
+  error?: ToolErrorContent['error'];
 }
 
 export interface ToolErrorContent {

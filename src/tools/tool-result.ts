@@ -3,9 +3,23 @@ import { CorralError } from '../core/errors.js';
 import type { SandboxSession } from '../sandbox/session.js';
 import type { ToolContext, ToolResult } from './tool-definition.js';
 
-/** An isError result the model can read. `code` is a CorralError code or a tool-level code such as INVALID_ARGUMENTS. */
+/**
+ * An isError result the model can read. `code` is a CorralError code or a tool-level code such as INVALID_ARGUMENTS.
+ * Code and message are in the text; no structuredContent is made up here, because Codex and Claude Code show a
+ * result's structuredContent in place of its text, and every agent must see the same observation. The server adds
+ * `{ error }` as structuredContent only for a tool that declares an outputSchema (errorStructuredContent).
+ */
 export function errorResult(code: string, message: string): ToolResult<never> {
-  return { structuredContent: { error: { code, message } }, text: `Error (${code}): ${message}`, isError: true };
+  return { text: `Error (${code}): ${message}`, isError: true, error: { code, message } };
+}
+
+/**
+ * What a result sends as structuredContent: the tool's own, else `{ error }` for an error that corral wrapped in a
+ * tool with an outputSchema (documented for the built-ins), else none. MCP makes it optional on isError results.
+ */
+export function wireStructuredContent(result: ToolResult, hasOutputSchema: boolean): Record<string, unknown> | undefined {
+  if (result.structuredContent !== undefined) return result.structuredContent as Record<string, unknown>;
+  return result.isError && result.error && hasOutputSchema ? { error: result.error } : undefined;
 }
 
 /** The session a sandbox tool was promised; its absence is a wiring bug in the server, not a model error. */

@@ -18,13 +18,14 @@ export function toolAccessCatalog(name: string, tools: ToolAccess, recorder: Tra
     description: tool.description,
     // The session already validates input against this schema; here it only has to be listed faithfully.
     inputSchema: asObjectSchema(tool.inputSchema),
-    outputSchema: z.looseObject({}),
+    // No outputSchema: it would oblige a structuredContent on every result, and Codex and Claude Code show that to
+    // the model in place of the text; the CLI agent must see what /mcp/<env> and the openai agent see.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     needs: 'none',
     async handler(input, context) {
       const call = { id: `mcp_${++callCount}`, type: 'function' as const, function: { name: tool.name, arguments: JSON.stringify(input) } };
       const outcome = await recorder.callTool(tools, call, recorder.turns, context.abortSignal);
-      return { structuredContent: outcome.structuredContent ?? {}, text: outcome.text, isError: outcome.isError };
+      return { text: outcome.text, isError: outcome.isError, ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}) };
     },
   }));
   const entry = Object.freeze({ name, tools: definitions, instructions: `The tools of environment ${name}.` });

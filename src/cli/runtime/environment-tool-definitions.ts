@@ -49,14 +49,16 @@ export function toolDefinitionOf(tool: EnvironmentTool, contextOf: ToolContextPr
 }
 
 /**
- * A text reply stays text: no structuredContent is made up for it, because Codex and Claude Code show a result's
- * structuredContent to the model in place of its text, and the same environment must look the same to every agent.
+ * A text reply stays text, an error reply too: no structuredContent is made up for it, because Codex and Claude Code
+ * show a result's structuredContent to the model in place of its text, and the same environment must look the same
+ * to every agent. A structuredContent the author returned is kept as is.
  * With an outputSchema, a reply without structuredContent fails the schema check in invokeTool: the tool's bug,
  * reported loudly.
  */
 function resultOf(reply: EnvironmentToolReply): ToolResult {
   if (typeof reply === 'string') return { text: reply };
-  if (reply.isError)
-    return { text: reply.text, structuredContent: reply.structuredContent ?? { error: { code: 'TOOL_FAILED', message: reply.text } }, isError: true };
+  // An error reply keeps the author's text as the observation; `error` only names its code for the server's records.
+  if (reply.isError && reply.structuredContent === undefined) return { text: reply.text, isError: true, error: { code: 'TOOL_FAILED', message: reply.text } };
+  if (reply.isError) return { text: reply.text, structuredContent: reply.structuredContent, isError: true };
   return reply.structuredContent === undefined ? { text: reply.text } : { text: reply.text, structuredContent: reply.structuredContent };
 }

@@ -70,6 +70,20 @@ describe('createToolServer error routing', () => {
     expect(records).toMatchObject([{ tool: 'fail', outcome: 'tool_error', errorCode: 'SBX_ERR_PERMISSION' }]);
   });
 
+  it('sends a wrapped error of a tool without an outputSchema as text only, and still records its code', async () => {
+    const records: ToolCallRecord[] = [];
+    const { outputSchema: _declared, ...schemaless } = failing(new CorralError('SBX_ERR_PERMISSION', 'outside the workspace'));
+    const { client } = await connect(schemaless as ReturnType<typeof failing>, fakeSource().source, records);
+    const result = await client.callTool({ name: 'fail', arguments: { count: 1 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Error (SBX_ERR_PERMISSION): outside the workspace' }], isError: true });
+    const invalid = await client.callTool({ name: 'fail', arguments: { count: 'many' } });
+    expect(invalid.structuredContent).toBeUndefined();
+    expect(records).toMatchObject([
+      { tool: 'fail', outcome: 'tool_error', errorCode: 'SBX_ERR_PERMISSION' },
+      { tool: 'fail', outcome: 'tool_error', errorCode: 'INVALID_ARGUMENTS' },
+    ]);
+  });
+
   it(`throws an infrastructure CorralError to the client as a JSON-RPC error with the code in data ${cites('ERR-INFRA')}`, async () => {
     const records: ToolCallRecord[] = [];
     const { client } = await connect(failing(new CorralError('SBX_ERR_KILLED', 'out of memory')), fakeSource().source, records);
