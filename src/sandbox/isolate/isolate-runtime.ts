@@ -32,6 +32,29 @@ export interface RuntimeOptions {
   onCatastrophicError: (message: string) => void;
 }
 
+/**
+ * What isolated-vm holds of our onCatastrophicError callback. It keeps that function in a V8 global handle, which it
+ * does not always free when the isolate is disposed; a closure over the REPL then kept every closed sandbox (REPL,
+ * handle, lease, MCP server, and the Isolate wrappers with their native memory) alive (issue 21). The function
+ * handed over reaches the real handler only through this route, which dispose() cuts, so at most this small object
+ * stays behind.
+ */
+class CatastrophicErrorRoute {
+  private readonly route: { target: ((message: string) => void) | null };
+  /** Closes over the small route object only, never over the runtime or the REPL. */
+  readonly handler: (message: string) => void;
+
+  constructor(target: (message: string) => void) {
+    const route: { target: ((message: string) => void) | null } = { target };
+    this.route = route;
+    this.handler = (message) => route.target?.(message);
+  }
+
+  disconnect(): void {
+    this.route.target = null;
+  }
+}
+
 export class IsolateRuntime {
   /** Numbers the scripts run here, so stack traces read `cell-3.js:1:7`. */
   cellCount = 0;
@@ -45,6 +68,7 @@ export class IsolateRuntime {
     readonly finish: Reference<FinishFunction>,
     /** Where the console callback delivers lines: the capture of the call now running. */
     private readonly logTarget: { capture: LogCapture | null },
+    private readonly errorRoute: CatastrophicErrorRoute,
   ) {}
 
   /**
@@ -52,7 +76,8 @@ export class IsolateRuntime {
    * async variant pays two thread hops and creation is too short to be worth moving off the event loop.
    */
   static create(ivm: IsolatedVm, options: RuntimeOptions): IsolateRuntime {
-    const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMiB, onCatastrophicError: options.onCatastrophicError });
+    const errorRoute = new CatastrophicErrorRoute(options.onCatastrophicError);
+    const isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMiB, onCatastrophicError: errorRoute.handler });
     try {
       const context = isolate.createContextSync();
       const logTarget: { capture: LogCapture | null } = { capture: null };
@@ -63,8 +88,9 @@ export class IsolateRuntime {
         filename: PRELUDE_FILENAME,
         result: { reference: true },
       }) as Reference<FinishFunction>;
-      return new IsolateRuntime(isolate, context, finish, logTarget);
+      return new IsolateRuntime(isolate, context, finish, logTarget, errorRoute);
     } catch (error) {
+      errorRoute.disconnect();
       isolate.dispose();
       throw error;
     }
@@ -94,8 +120,14 @@ export class IsolateRuntime {
     this.disposalWatcher = watcher;
   }
 
+  /** For a runtime V8 disposed itself (memory limit) and corral drops: nothing of it may stay reachable. */
+  forget(): void {
+    this.errorRoute.disconnect();
+  }
+
   /** Terminates anything running in the isolate and frees its heap. Safe to call twice. */
   dispose(reason: DisposeReason): void {
+    this.errorRoute.disconnect();
     if (this.isolate.isDisposed) return;
     this.disposedBy ??= reason;
     this.disposalWatcher?.(this.disposedBy);

@@ -69,6 +69,7 @@ export class JavascriptRepl {
   replaceRuntime(reason: DisposeReason | null): void {
     const previous = this.runtime;
     if (reason !== null) previous.dispose(reason);
+    else previous.forget();
     try {
       this.runtimeInUse = this.createRuntime();
     } catch (error) {
