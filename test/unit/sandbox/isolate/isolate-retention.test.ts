@@ -10,9 +10,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { IsolateHandle } from '../../src/sandbox/isolate/isolate-handle.js';
-import { loadIsolatedVm, type IsolatedVm } from '../../src/sandbox/isolate/load-isolated-vm.js';
-import { parseSandboxSpec } from '../../src/sandbox/spec.js';
+import { IsolateHandle } from '../../../../src/sandbox/isolate/isolate-handle.js';
+import { loadIsolatedVm, type IsolatedVm } from '../../../../src/sandbox/isolate/load-isolated-vm.js';
+import { parseSandboxSpec } from '../../../../src/sandbox/spec.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
