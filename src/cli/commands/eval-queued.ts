@@ -22,7 +22,7 @@ import { runQueued } from '../../queue/rollout-producer.js';
 import { type EvalOptions, maxErrorsLimit } from '../eval/eval-options.js';
 import type { PreparedRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
-import { runMetadata } from '../eval/run-metadata.js';
+import { runMetadata, writeRunningMetadata } from '../eval/run-metadata.js';
 
 export interface QueuedRunOutcome {
   directory: string;
@@ -62,20 +62,13 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   process.on('SIGTERM', onSignal);
   const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
   const alreadyDone = writer.completed.size;
-  const heartbeat = () => {
-    // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
-    try {
-      writer.writeMetadata({
-        ...metadata,
-        ...queueMetadata(),
-        status: 'running',
-        updated_at: new Date().toISOString(),
-        progress: { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
-      });
-    } catch (error) {
-      log(`could not update metadata.json: ${(error as Error).message}`);
-    }
-  };
+  const heartbeat = () =>
+    writeRunningMetadata(
+      writer,
+      { ...metadata, ...queueMetadata() },
+      { done: alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
+      log,
+    );
   heartbeat();
   const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
   heartbeatTimer.unref();

@@ -17,7 +17,7 @@ import { openEnvironmentTools } from '../eval/environment-tools.js';
 import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
-import { runMetadata } from '../eval/run-metadata.js';
+import { runMetadata, writeRunningMetadata } from '../eval/run-metadata.js';
 import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
 import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
 import { CorralError } from '../../core/errors.js';
@@ -135,19 +135,8 @@ export function registerEvalCommand(program: Command): void {
       const metadata = runMetadata(run, options, runtime.backend, startedAt);
       const alreadyDone = writer.completed.size;
       let latest = { done: 0, errored: 0 };
-      const heartbeat = () => {
-        // Thrown from the timer, a failed write (EMFILE, a full disk) would end the whole run: log it and go on.
-        try {
-          writer.writeMetadata({
-            ...metadata,
-            status: 'running',
-            updated_at: new Date().toISOString(),
-            progress: { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored },
-          });
-        } catch (error) {
-          log(`could not update metadata.json: ${(error as Error).message}`);
-        }
-      };
+      const heartbeat = () =>
+        writeRunningMetadata(writer, metadata, { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored }, log);
       heartbeat();
       const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
       heartbeatTimer.unref();

@@ -42,6 +42,7 @@ import type { EvalOptions } from './eval-options.js';
 import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
+import { writeRunningMetadata } from './run-metadata.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { thisWriter } from './run-liveness.js';
@@ -153,19 +154,7 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     tty: process.stderr.isTTY === true,
     intervalS: options.progressInterval,
   });
-  const heartbeat = () => {
-    // A failed progress write (EMFILE, a full disk) is logged: thrown from a trial's callback it would end the run.
-    try {
-      writer.writeMetadata({
-        ...metadata,
-        status: 'running',
-        updated_at: new Date().toISOString(),
-        progress: { done: writer.completed.size + progress.done, total: plannedRollouts },
-      });
-    } catch (error) {
-      log(`could not update metadata.json: ${(error as Error).message}`);
-    }
-  };
+  const heartbeat = () => writeRunningMetadata(writer, metadata, { done: writer.completed.size + progress.done, total: plannedRollouts }, log);
   try {
     heartbeat();
     const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
