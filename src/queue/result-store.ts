@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { ResultRecord } from '../runner/trajectory/result-record.js';
 import { resultKey } from '../runner/trajectory/result-record.js';
-import { erroredRecord } from './errored-record.js';
+import { erroredRecord } from '../runner/run/errored-record.js';
 import { STATS_KEY, runKeys } from './queue-keys.js';
 
 const STORE_SCRIPT = `

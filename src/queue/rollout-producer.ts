@@ -11,7 +11,7 @@ import { resultKey } from '../runner/trajectory/result-record.js';
 import { QUEUE_PREFIX, RUNS_KEY, capabilityQueueName, rolloutJobId, runKeys } from './queue-keys.js';
 import { assertRedisAnswers, openRedis, quiet, redactedRedisUrl } from './redis-connection.js';
 import { ResultStore, type StoredResult } from './result-store.js';
-import { erroredRecord } from './errored-record.js';
+import { erroredRecord } from '../runner/run/errored-record.js';
 import { clearRunCancelled } from './run-cancellation.js';
 import { type RolloutJob, jobCapability } from './rollout-job.js';
 import { listWorkers, workerLost } from './worker-registry.js';

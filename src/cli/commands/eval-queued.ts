@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
-import { countRecord, withGroupStats } from '../../runner/scheduler/run-evaluation.js';
-import type { EvaluationProgress } from '../../runner/scheduler/run-evaluation.js';
+import { withGroupStats } from '../../runner/scheduler/run-evaluation.js';
+import { countRecord, emptyProgress } from '../../runner/run/run-progress.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { parseRedisUrl, redactedRedisUrl, withRedis } from '../../queue/redis-connection.js';
@@ -60,7 +60,7 @@ export async function runQueuedEvaluation(run: PreparedRun, options: EvalOptions
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
+  const progress = emptyProgress();
   const alreadyDone = writer.completed.size;
   const heartbeat = () =>
     writeRunningMetadata(

@@ -160,7 +160,6 @@ export function registerEvalCommand(program: Command): void {
           rolloutsPerExample,
           concurrency: options.concurrency,
           abortSignal: controller.signal,
-          skip: writer.completed,
           existing: writer.existing,
           ...(command.seed === null ? {} : { seed: command.seed }),
           onGroup: (records) => writer.append(records),

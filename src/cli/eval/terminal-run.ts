@@ -11,7 +11,7 @@ import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { groupFieldFor } from '../../runner/scheduler/group-stats.js';
-import { type EvaluationProgress, countRecord } from '../../runner/scheduler/run-evaluation.js';
+import { countRecord, emptyProgress } from '../../runner/run/run-progress.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
@@ -148,7 +148,7 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
     ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
   });
-  const progress: EvaluationProgress = { done: 0, total: 0, errored: 0, rewardSum: 0, scored: 0 };
+  const progress = emptyProgress();
   const display = createProgressDisplay(plannedRollouts - writer.completed.size, {
     enabled: options.progress,
     tty: process.stderr.isTTY === true,

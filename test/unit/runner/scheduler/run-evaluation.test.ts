@@ -7,6 +7,7 @@ import { ScriptedAgent } from '../../../../src/runner/agents/scripted/scripted-a
 import { defineEnvironment, type Example } from '../../../../src/runner/contract/environment.js';
 import type { ToolSession, ToolSessionFactory } from '../../../../src/runner/contract/tool-session.js';
 import { runEvaluation } from '../../../../src/runner/scheduler/run-evaluation.js';
+import { erroredRecord } from '../../../../src/runner/run/errored-record.js';
 import type { ResultRecord } from '../../../../src/runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../../../src/runner/trajectory/results-writer.js';
 
@@ -216,7 +217,13 @@ describe('runEvaluation over a stream', () => {
       rolloutsPerExample: 1,
       concurrency: 2,
       abortSignal: new AbortController().signal,
-      skip: new Set(['s3#0']),
+      existing: [
+        erroredRecord(
+          { example: { id: 's3', prompt: 'n=3' }, rollout_index: 0, environment: { name: 'double' } },
+          { code: 'RUNNER_ERR_CANCELLED', message: 'done before' },
+          1,
+        ),
+      ],
       onGroup: (group) => records.push(...group),
     });
     expect(records.map((record) => record.example_id).sort()).toEqual(['s1', 's10', 's2', 's4', 's5', 's6', 's7', 's8', 's9']);

@@ -1,12 +1,12 @@
 /**
- * The record of a queued rollout that never produced one of its own: a job the worker could not run or refused,
+ * The record of a rollout that never produced one of its own: an executor that threw, a job the worker could not run or refused,
  * or a stored result the producer cannot read. Errored (boundary runner), never scored, so the run counts it as an
  * error and `--resume` redoes it; the producer is never left waiting for a record that cannot come.
  */
-import type { ErrorCode } from '../core/errors.js';
-import type { Example } from '../runner/contract/environment.js';
-import type { ResultRecord } from '../runner/trajectory/result-record.js';
-import { TRAJECTORY_VERSION } from '../runner/trajectory/trajectory.js';
+import type { ErrorCode } from '../../core/errors.js';
+import type { Example } from '../contract/environment.js';
+import type { ResultRecord } from '../trajectory/result-record.js';
+import { TRAJECTORY_VERSION } from '../trajectory/trajectory.js';
 
 export interface ErroredRolloutIdentity {
   example: Pick<Example, 'id' | 'prompt'> & Partial<Pick<Example, 'answer' | 'info'>>;

@@ -1,0 +1,35 @@
+/** The local executor: each rollout runs in this process (runRollout: the environment session, the agent, the rubric). */
+import type { Agent } from '../agents/agent.js';
+import type { Environment } from '../contract/environment.js';
+import type { EnvironmentRolloutFactory } from '../contract/environment-rollout.js';
+import type { ToolSessionFactory } from '../contract/tool-session.js';
+import { runRollout } from '../scheduler/run-rollout.js';
+import { toolSessionRollouts } from '../scheduler/tool-session-rollouts.js';
+import type { RolloutExecutor } from './rollout-executor.js';
+
+export interface LocalExecutorOptions {
+  environment: Environment;
+  agent: Agent;
+  /** Opens each rollout's environment session; required for environments with their own tools, setup or cleanup. */
+  rollouts?: EnvironmentRolloutFactory;
+  /** Instead of `rollouts`, for environments of toolsets, dataset and rubric only. */
+  tools?: ToolSessionFactory;
+  seed?: number;
+}
+
+export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
+  // Refuses, before any rollout, an environment whose own tools or hooks a bare tool session cannot serve.
+  const rollouts = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
+  return {
+    run: ({ example, rolloutIndex, abortSignal }) =>
+      runRollout({
+        environment: options.environment,
+        agent: options.agent,
+        rollouts,
+        example,
+        rolloutIndex,
+        abortSignal,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+      }),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The executor contract of the run driver: run one rollout of one example and return its record. Three
+ * implementations stand behind it: local (the rollout runner in this process), queued (one job on the Redis queue,
+ * the record comes back from the result stream) and trial (a Harbor / Terminal-Bench trial in Docker). Everything
+ * around a rollout (groups, statistics, retries, progress, --max-errors, cancellation, resume) is the driver's.
+ */
+import type { Example } from '../contract/environment.js';
+import type { ResultRecord } from '../trajectory/result-record.js';
+
+export interface RolloutWork {
+  example: Example;
+  rolloutIndex: number;
+  /** 1 for the first attempt; the driver retries transient failures unless the executor retries inside. */
+  attempt: number;
+  abortSignal: AbortSignal;
+}
+
+export interface RolloutExecutor {
+  /**
+   * Runs one rollout. A rollout's own failure is an errored record, never a throw; `undefined` means it was
+   * cancelled before it finished: nothing is recorded and --resume redoes it. A throw is a bug or a lost
+   * executor: the driver records it as an errored rollout (boundary runner), never as reward 0.
+   */
+  run(work: RolloutWork): Promise<ResultRecord | undefined>;
+  /** True when the executor retries transient failures itself (the queue's job attempts): the driver then does not. */
+  readonly retriesInside?: boolean;
+  /** Before the first rollout of an example: how many of its rollouts will run (trial containers warm up per task). */
+  plan?(example: Example, rollouts: number): void | Promise<void>;
+  /** The keys (`exampleId#rolloutIndex`) the sink has now written durably; a queue drops its copies of them. */
+  written?(keys: readonly string[]): void | Promise<void>;
+}
