@@ -6,7 +6,7 @@
  * - the body is wrapped as `(async () => {\n<cell>\n})()`; the compiler sets lineOffset -1 so stack lines match;
  * - a top-level `var|let|const` declaration becomes a parenthesised sloppy-mode assignment, `;(a = 1, { b } = c);`,
  *   which creates or updates globals, so the names outlive the cell as they would in a script cell (`const` loses
- *   immutability); a name declared without a value is assigned `undefined`;
+ *   immutability); a `let` name declared without a value is assigned `undefined`;
  * - the last top-level statement, when it is an expression statement, becomes `return (<expression>);` so the
  *   awaited value is the cell's value.
  *
@@ -70,8 +70,8 @@ function declarationAsAssignment(code: string, declaration: VariableDeclaration)
 
 function canBecomeAssignment(declaration: VariableDeclaration): boolean {
   if (declaration.kind !== 'var' && declaration.kind !== 'let' && declaration.kind !== 'const') return false;
-  // A pattern without a value (`let {a};`) is a syntax error anyway; only a plain name may go without one.
-  return declaration.declarations.every((declarator) => declarator.init || declarator.id.type === 'Identifier');
+  // `let a;` starts a fresh name, so `a = undefined` is faithful; `var a;` keeps an existing value, so it stays local.
+  return declaration.declarations.every((declarator) => declarator.init || (declaration.kind === 'let' && declarator.id.type === 'Identifier'));
 }
 
 export function asyncCellVariants(code: string): AsyncCellVariants {

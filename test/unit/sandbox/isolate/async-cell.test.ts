@@ -67,6 +67,10 @@ describe.skipIf(!available)('top-level await cells', () => {
     expect((await run(handle, 'first + second + third + fourth')).value).toBe('10');
     expect((await run(handle, 'typeof later')).value).toBe('undefined');
     expect((await run(handle, 'later = 5; later')).value).toBe('5');
+    // As in a script, a `var` without a value does not reset a name that already holds one.
+    expect((await run(handle, 'var kept = 7')).error).toBeNull();
+    expect((await run(handle, 'var kept; await null')).error).toBeNull();
+    expect((await run(handle, 'kept')).value).toBe('7');
   });
 
   it('reports the syntax error of a cell that does not parse even with await allowed', async () => {
