@@ -24,8 +24,8 @@ const failing = (error: Error) =>
     inputSchema: z.object({ count: z.number() }),
     outputSchema: z.object({ ok: z.boolean() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    needs: 'sandbox',
-    async handler() {
+    async execute(_input, context) {
+      await context.sandbox.session({ abortSignal: context.abortSignal });
       throw error;
     },
   });
