@@ -94,6 +94,20 @@ describe('createToolServer error routing', () => {
     expect(records).toMatchObject([{ outcome: 'failed', errorCode: 'SBX_ERR_KILLED' }]);
   });
 
+  it("routes every tool by one rule: a plain Error is the model's to read, a caller-audience CorralError is not", async () => {
+    const records: ToolCallRecord[] = [];
+    const plain = await connect(failing(new Error('not in the word list')), fakeSource().source, records);
+    const result = await plain.client.callTool({ name: 'fail', arguments: { count: 1 } });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error (TOOL_FAILED): not in the word list' }] });
+    const misconfigured = await connect(failing(new CorralError('SBX_ERR_UNSUPPORTED', 'no shell on an isolate')), fakeSource().source, records);
+    const error = await misconfigured.client.callTool({ name: 'fail', arguments: { count: 1 } }).catch((caught: unknown) => caught);
+    expect((error as ProtocolError).data).toMatchObject({ corralCode: 'SBX_ERR_UNSUPPORTED', audience: 'caller' });
+    expect(records).toMatchObject([
+      { outcome: 'tool_error', errorCode: 'TOOL_FAILED' },
+      { outcome: 'failed', errorCode: 'SBX_ERR_UNSUPPORTED' },
+    ]);
+  });
+
   it('reports a pool that cannot lease as a JSON-RPC error, and leases nothing for invalid input', async () => {
     const exhausted = fakeSource({ failWith: new CorralError('POOL_ERR_ACQUIRE_TIMEOUT', 'no sandbox became free') });
     const { client } = await connect(failing(new Error('unreachable')), exhausted.source);
