@@ -13,7 +13,7 @@ import type { Lease } from '../../../src/sandbox/lease.js';
 import type { ExecResult, SandboxSession } from '../../../src/sandbox/session.js';
 import { javascriptTool } from '../../../src/tools/js/javascript-tool.js';
 import { bashTool } from '../../../src/tools/shell/bash-tool.js';
-import type { ToolDefinition } from '../../../src/tools/tool-definition.js';
+import { type ToolDefinition, defineTool as contractDefineTool } from '../../../src/tools/tool-definition.js';
 
 const executed: ExecResult = {
   stdout: 'hello\n',
@@ -59,6 +59,8 @@ describe('one tool contract', () => {
     expectTypeOf(bashTool).toExtend<ToolDefinition>();
     expectTypeOf(shout).toExtend<ToolDefinition>();
     expectTypeOf<ToolDefinition['execute']>().toBeFunction();
+    // The public defineTool is the contract's own, not a second one adapted into it.
+    expect(defineTool).toBe(contractDefineTool);
     // Both came out of the same defineTool: frozen, with an execute method and no second calling convention.
     for (const tool of [bashTool, shout] as ToolDefinition[]) {
       expect(Object.isFrozen(tool)).toBe(true);
