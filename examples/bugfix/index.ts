@@ -92,7 +92,7 @@ export default defineEnvironment({
   stopWhen: answerParses(),
   rubric: [
     { name: 'checks_pass', weight: 1, score: fixedModulePasses },
-    { name: 'check_runs', weight: 0, score: ({ state }) => (state as BugfixState).checkRuns },
+    { name: 'check_runs', weight: 0, score: ({ state }) => state.checkRuns },
   ],
   systemPrompt: 'You fix bugs in Python modules. Read the module with read_file, run the checker with run_checks, then reply with the fixed module.',
   maxTurns: 6,

@@ -57,10 +57,10 @@ export default defineEnvironment({
     })),
   state: (): WordleState => ({ guesses: [], solved: false }),
   // The agent needs no final message: the rollout ends when the word is solved.
-  stopWhen: stateSays((state: WordleState) => state.solved),
+  stopWhen: stateSays((state) => state.solved),
   rubric: [
-    { name: 'solved', weight: 1, score: ({ state }) => ((state as WordleState).solved ? 1 : 0) },
-    { name: 'guesses', weight: 0, score: ({ state }) => (state as WordleState).guesses.length },
+    { name: 'solved', weight: 1, score: ({ state }) => (state.solved ? 1 : 0) },
+    { name: 'guesses', weight: 0, score: ({ state }) => state.guesses.length },
   ],
   systemPrompt: 'You play Wordle with the guess tool. Think about which letters the feedback rules out before each guess.',
   maxTurns: 8,
