@@ -4,7 +4,7 @@
  *
  *   corral eval ./examples/wordle/index.ts --agent solver --env-args '{"difficulty":"hard","words":4}'
  */
-import { defineEnvironment, defineTool, stateSays, z } from 'corral';
+import { defineEnvironment, defineTool, stateSays, z, type EnvironmentToolContext } from 'corral';
 import { solverAgents } from './agents.js';
 import { ALLOWED, WORDS, feedback } from './words.js';
 
@@ -27,7 +27,8 @@ const guess = defineTool({
   inputSchema: z.object({ word: z.string().describe('a five-letter lowercase word') }),
   outputSchema: z.object({ marks: z.string(), solved: z.boolean(), guessesLeft: z.number() }),
   annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
-  execute({ word }, { state, example }: { state: WordleState; example: { answer?: unknown } }) {
+  // Written outside defineEnvironment, the tool names the state it works on; defineEnvironment checks it is the environment's.
+  execute({ word }, { state, example }: EnvironmentToolContext<WordleState>) {
     const candidate = word.trim().toLowerCase();
     // Thrown errors reach the model as an isError result: it reads them and tries again.
     if (state.solved) throw new Error('already solved');

@@ -14,6 +14,7 @@ import {
   toolCallCountMetric,
   z,
   type Environment,
+  type EnvironmentToolContext,
   type RubricFunction,
   type RubricInput,
   type StopPredicate,
@@ -112,10 +113,11 @@ describe('defineEnvironment infers State from state()', () => {
       name: 'hint',
       description: 'how many guesses so far',
       inputSchema: z.object({}),
-      execute: (_input, { state }: { state: Game }) => String(state.guesses.length),
+      execute: (_input, { state, envArgs }: EnvironmentToolContext<Game, GameArgs>) => `${state.guesses.length} of ${envArgs.words}`,
     });
     defineEnvironment({
       name: 'outside',
+      argsSchema,
       dataset: () => [],
       state: (): Game => ({ guesses: [], solved: false }),
       tools: [hint],
@@ -128,6 +130,15 @@ describe('defineEnvironment infers State from state()', () => {
       state: () => ({ count: 0 }),
       // @ts-expect-error a rubric function for another environment's state does not fit
       rubric: [{ name: 'solved', weight: 1, score: solved }],
+      systemPrompt: 'play',
+    });
+    defineEnvironment({
+      name: 'mismatched-tool',
+      dataset: () => [],
+      state: () => ({ count: 0 }),
+      // @ts-expect-error nor does a tool written for another environment's state
+      tools: [hint],
+      rubric: [{ name: 'count', weight: 0, score: ({ state }) => state.count }],
       systemPrompt: 'play',
     });
   });
