@@ -3,13 +3,14 @@
  * with), `corral/server` and `corral/sandbox` (what a host embedding corral uses) and `corral/testing`, from the
  * `npm pack` tarball (test/helpers/packed-corral.ts) installed into an `npm init -y` folder, which npm 11 makes
  * CommonJS. Each subpath is loaded from a CommonJS script (require, and import()), from an ES module, and type-checked
- * by TypeScript from the installed declarations; the root holds the authoring API and no server internals.
+ * by TypeScript from the installed declarations; the root holds the authoring API and no server internals. In a
+ * checkout, the CLI's module hooks answer the same subpaths for a user's module in any folder.
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NPM_CACHE, packedCorralTarball } from '../helpers/packed-corral.js';
@@ -17,6 +18,7 @@ import { NPM_CACHE, packedCorralTarball } from '../helpers/packed-corral.js';
 const execFileAsync = promisify(execFile);
 const INSTALL_TIMEOUT_MS = 900_000;
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const CLI = resolve(import.meta.dirname, '../../bin/corral.mjs');
 
 let app = '';
 
@@ -54,18 +56,18 @@ function probeScript(load: string): string {
 
 const expected = { ...PROBE, leaked: [], specHash: expect.any(Number) };
 
-beforeAll(async () => {
-  app = await mkdtemp(join(tmpdir(), 'corral-subpaths-'));
-  const tarball = await packedCorralTarball();
-  await run('npm', ['init', '-y']);
-  await run('npm', ['install', tarball, '--no-audit', '--no-fund', '--omit=optional']);
-}, INSTALL_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (app) await rm(app, { recursive: true, force: true });
-});
-
 describe('corral, corral/server, corral/sandbox and corral/testing from the installed tarball', () => {
+  beforeAll(async () => {
+    app = await mkdtemp(join(tmpdir(), 'corral-subpaths-'));
+    const tarball = await packedCorralTarball();
+    await run('npm', ['init', '-y']);
+    await run('npm', ['install', tarball, '--no-audit', '--no-fund', '--omit=optional']);
+  }, INSTALL_TIMEOUT_MS);
+
+  afterAll(async () => {
+    if (app) await rm(app, { recursive: true, force: true });
+  });
+
   it('the folder is the CommonJS package `npm init -y` writes', async () => {
     const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { type?: string };
     expect(manifest.type ?? 'commonjs').toBe('commonjs');
@@ -123,6 +125,30 @@ describe('corral, corral/server, corral/sandbox and corral/testing from the inst
       ['corral/testing', 'dist/src/testing/index.d.ts'],
     ]) {
       expect(checked.stdout).toMatch(new RegExp(`Module name '${subpath}' was successfully resolved to '[^']*node_modules/corral/${declaration}'`));
+    }
+  });
+});
+
+describe("the checkout's CLI answers corral/server and corral/sandbox for a module in any folder", () => {
+  it('corral env show loads a module importing all three entry points (bin/corral-module-hooks.mjs, from package.json exports)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'corral-subpath-hooks-'));
+    try {
+      await writeFile(
+        join(folder, 'env.ts'),
+        [
+          "import { defineEnvironment } from 'corral';",
+          "import { parseSandboxSpec, specHash } from 'corral/sandbox';",
+          "import { buildToolCatalog } from 'corral/server';",
+          'export default defineEnvironment({',
+          "  name: 'subpaths', dataset: () => [], systemPrompt: 'x', rubric: [{ name: 'zero', weight: 1, score: () => 0 }],",
+          "  description: `${specHash(parseSandboxSpec({ backend: 'process' })).length} ${typeof buildToolCatalog}`,",
+          '});',
+        ].join('\n'),
+      );
+      const { stdout } = await execFileAsync(process.execPath, [CLI, 'env', 'show', join(folder, 'env.ts'), '--json'], { cwd: folder });
+      expect(JSON.parse(stdout)).toMatchObject({ name: 'subpaths', description: '16 function' });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });
