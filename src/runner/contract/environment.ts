@@ -58,7 +58,12 @@ export interface EnvironmentLimits {
   rolloutTimeoutMs: number;
 }
 
-/** Method syntax for the hooks on purpose: an environment typed for its own State and Args still fits `Environment`. */
+/**
+ * What defineEnvironment takes. State is inferred from `state()`'s return type and Args from `argsSchema` (or both
+ * are given as type parameters), and every place the environment's own code runs sees them typed: setup, cleanup,
+ * rubric functions, stop predicates and tools. Rubric, stopWhen and tools are NoInfer: they are checked against
+ * State, never widen it. Method syntax for the hooks on purpose: a typed environment still fits `Environment`.
+ */
 export interface EnvironmentInput<State = unknown, Args = unknown> {
   name: string;
   description?: string;
@@ -68,7 +73,8 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
   // NoInfer: State and Args come from state() and argsSchema; a tool typed loosely must not widen them to unknown.
   tools?: readonly EnvironmentTool<z.ZodObject, NoInfer<State>, NoInfer<Args>>[];
   dataset(options: DatasetOptions<Args>): DatasetSource | Promise<DatasetSource>;
-  rubric: Rubric;
+  /** Rubric functions see `state` as State; helpers written for any state (exactMatchRubric, ...) fit too. */
+  rubric: Rubric<NoInfer<State>>;
   systemPrompt: string;
   maxTurns?: number;
   limits?: Partial<EnvironmentLimits>;
@@ -95,7 +101,7 @@ export interface Environment<State = unknown, Args = unknown> {
   readonly toolsets: readonly ToolsetName[];
   readonly tools: readonly EnvironmentTool<z.ZodObject, State, Args>[];
   dataset(options: DatasetOptions<Args>): DatasetSource | Promise<DatasetSource>;
-  readonly rubric: Rubric;
+  readonly rubric: Rubric<State>;
   readonly systemPrompt: string;
   readonly maxTurns: number;
   readonly limits: Readonly<EnvironmentLimits>;
