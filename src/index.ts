@@ -22,7 +22,7 @@ export { defineEnvironmentFactory } from './runner/contract/environment-args.js'
 export type { EnvironmentDefinition, EnvironmentFactory, EnvironmentFactoryInput } from './runner/contract/environment-args.js';
 // The one way to write an environment's own tool.
 export { defineTool } from './runner/contract/environment-tool.js';
-export type { EnvironmentTool, EnvironmentToolContext, EnvironmentToolHints, EnvironmentToolReply } from './runner/contract/environment-tool.js';
+export type { ToolAnnotations, ToolContext, ToolDefinition, ToolReply } from './runner/contract/environment-tool.js';
 export type { EnvironmentSandbox, RolloutContext } from './runner/contract/rollout-context.js';
 
 // Answers, stopping and scoring.

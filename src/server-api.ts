@@ -13,7 +13,7 @@ export { assembleToolServer } from './mcp/tool-server-assembly.js';
 export type { ToolServerAssembly, ToolServerAssemblyOptions } from './mcp/tool-server-assembly.js';
 export { poolSandboxSource } from './mcp/sandbox-source.js';
 export type { SandboxSource } from './mcp/sandbox-source.js';
-export type { ToolDefinition, ToolContext, ToolResult } from './tools/tool-definition.js';
+export type { ToolResult } from './tools/tool-definition.js';
 export { WikiIndex } from './wiki-search/wiki-index.js';
 
 // Running environments: what a loader does with an environment module, one rollout's view of it, agents, evaluation.

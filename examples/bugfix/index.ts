@@ -9,7 +9,7 @@
  *
  *   corral eval ./examples/bugfix/index.ts --agent fixer --env-args '{"count":2}'
  */
-import { answerParses, defineEnvironment, defineTool, lastCodeBlock, z, type EnvironmentSandbox, type EnvironmentToolContext, type RubricInput } from 'corral';
+import { answerParses, defineEnvironment, defineTool, lastCodeBlock, z, type EnvironmentSandbox, type ToolContext, type RubricInput } from 'corral';
 import { bugfixAgents } from './agents.js';
 import { BUG_COUNT, bugStream } from './tasks.js';
 
@@ -49,7 +49,7 @@ const runChecksTool = defineTool({
   inputSchema: z.object({}),
   outputSchema: z.object({ passed: z.boolean(), output: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async execute(_input, { sandbox, state, abortSignal }: EnvironmentToolContext<BugfixState>) {
+  async execute(_input, { sandbox, state, abortSignal }: ToolContext<BugfixState>) {
     state.checkRuns++;
     const result = await runChecks(sandbox, abortSignal);
     return { text: result.passed ? 'PASS' : `FAIL\n${result.output}`, structuredContent: result };

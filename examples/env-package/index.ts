@@ -8,7 +8,7 @@
  * - unlock: the environment's own tool; it reads the sandbox file and counts attempts in the per-rollout state;
  * - the rubric rewards an unlocked vault and records the attempts (weight 0).
  */
-import { defineEnvironment, defineTool, z, type EnvironmentToolContext } from 'corral';
+import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 export { agents } from './agents.js';
 
@@ -37,7 +37,7 @@ const unlock = defineTool({
   inputSchema: z.object({ word: z.string().min(1).describe('the word to try') }),
   annotations: { readOnlyHint: false, idempotentHint: false },
   // The context's type names the environment's State; defineEnvironment refuses this tool for another state type.
-  async execute({ word }, { state: vault, sandbox }: EnvironmentToolContext<VaultState, VaultArgs>) {
+  async execute({ word }, { state: vault, sandbox }: ToolContext<VaultState, VaultArgs>) {
     vault.attempts += 1;
     const secret = await sandbox.files.read({ path: SECRET_PATH });
     if (secret === null) return { text: 'the vault has no secret (setup did not run?)', isError: true };

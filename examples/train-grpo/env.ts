@@ -5,7 +5,7 @@
  *
  *   corral serve --env examples/train-grpo/env.ts     # then: /usr/bin/python3 examples/train-grpo/train.py
  */
-import { defineEnvironment, defineTool, z, type EnvironmentToolContext } from 'corral';
+import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 interface BoxState {
   opens: number;
@@ -25,7 +25,7 @@ const openBox = defineTool({
   inputSchema: z.object({}),
   outputSchema: z.object({ key: z.string() }),
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
-  execute(_input, { state, example }: EnvironmentToolContext<BoxState>) {
+  execute(_input, { state, example }: ToolContext<BoxState>) {
     state.opens += 1;
     const key = String(example.answer);
     return { text: key, structuredContent: { key } };

@@ -4,7 +4,7 @@
  *
  *   corral eval ./examples/wordle/index.ts --agent solver --env-args '{"difficulty":"hard","words":4}'
  */
-import { defineEnvironment, defineTool, stateSays, z, type EnvironmentToolContext } from 'corral';
+import { defineEnvironment, defineTool, stateSays, z, type ToolContext } from 'corral';
 import { solverAgents } from './agents.js';
 import { ALLOWED, WORDS, feedback } from './words.js';
 
@@ -28,7 +28,7 @@ const guess = defineTool({
   outputSchema: z.object({ marks: z.string(), solved: z.boolean(), guessesLeft: z.number() }),
   annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
   // Written outside defineEnvironment, the tool names the state it works on; defineEnvironment checks it is the environment's.
-  execute({ word }, { state, example }: EnvironmentToolContext<WordleState>) {
+  execute({ word }, { state, example }: ToolContext<WordleState>) {
     const candidate = word.trim().toLowerCase();
     // Thrown errors reach the model as an isError result: it reads them and tries again.
     if (state.solved) throw new Error('already solved');

@@ -92,8 +92,8 @@ describe('corral, corral/server, corral/sandbox and corral/testing from the inst
     await writeFile(
       join(app, 'check.mts'),
       [
-        "import { defineEnvironment, exactMatchRubric, stateSays } from 'corral';",
-        "import { buildServer, type ToolDefinition } from 'corral/server';",
+        "import { defineEnvironment, exactMatchRubric, stateSays, type ToolDefinition } from 'corral';",
+        "import { buildServer, type ToolResult } from 'corral/server';",
         "import { SandboxPool, type SandboxSession } from 'corral/sandbox';",
         "import { startScriptedModelServer } from 'corral/testing';",
         'export const environment = defineEnvironment({',
@@ -103,7 +103,7 @@ describe('corral, corral/server, corral/sandbox and corral/testing from the inst
         "  rubric: [exactMatchRubric(), { name: 'solved', weight: 1, score: ({ state }) => (state.solved ? 1 : 0) }],",
         '});',
         'export const entryPoints = [buildServer, SandboxPool, startScriptedModelServer] as const;',
-        'export type Embedded = [ToolDefinition, SandboxSession];',
+        'export type Embedded = [ToolDefinition, ToolResult, SandboxSession];',
       ].join('\n'),
     );
     await writeFile(

@@ -14,7 +14,7 @@ import {
   toolCallCountMetric,
   z,
   type Environment,
-  type EnvironmentToolContext,
+  type ToolContext,
   type RubricFunction,
   type RubricInput,
   type StopPredicate,
@@ -113,7 +113,7 @@ describe('defineEnvironment infers State from state()', () => {
       name: 'hint',
       description: 'how many guesses so far',
       inputSchema: z.object({}),
-      execute: (_input, { state, envArgs }: EnvironmentToolContext<Game, GameArgs>) => `${state.guesses.length} of ${envArgs.words}`,
+      execute: (_input, { state, envArgs }: ToolContext<Game, GameArgs>) => `${state.guesses.length} of ${envArgs.words}`,
     });
     defineEnvironment({
       name: 'outside',
