@@ -18,7 +18,7 @@ import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { createProgressDisplay } from '../eval/progress-display.js';
 import { runMetadata, writeRunningMetadata } from '../eval/run-metadata.js';
-import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
+import { formatSummary, summarise, summaryMetadata } from '../../runner/run/run-summary.js';
 import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
 import { CorralError } from '../../core/errors.js';
 import { runQueuedEvaluation } from './eval-queued.js';

@@ -9,7 +9,7 @@ import { isAbsolute, join } from 'node:path';
 import type { CorralConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
 import { stableStringify } from '../../core/stable-hash.js';
-import type { RolloutExecutor } from '../../queue/rollout-worker.js';
+import type { JobRunner } from '../../queue/rollout-worker.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import type { Environment } from '../../runner/contract/environment.js';
@@ -27,7 +27,7 @@ import { loadModuleAgents } from '../eval/module-agents.js';
 import type { ServedEnvironment, ServedEnvironments } from '../runtime/served-environments.js';
 import { assertJobWithinWorkerPolicy } from './worker-sandbox-policy.js';
 
-export interface WorkerRollouts extends RolloutExecutor {
+export interface WorkerRollouts extends JobRunner {
   poolStats(): BucketStats[];
   close(): Promise<void>;
 }

@@ -6,7 +6,7 @@
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
 import type { PreparedRun } from './prepare-run.js';
-import { thisWriter } from './run-liveness.js';
+import { thisWriter } from '../../runner/run/run-liveness.js';
 
 export function runMetadata(run: PreparedRun, options: EvalOptions, backend: string, startedAt: number): Record<string, unknown> {
   const { command, environment, agent, examples, previous } = run;

@@ -45,7 +45,7 @@ import { createProgressDisplay } from './progress-display.js';
 import { writeRunningMetadata } from './run-metadata.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
-import { thisWriter } from './run-liveness.js';
+import { thisWriter } from '../../runner/run/run-liveness.js';
 import { harborTrialInput } from './terminal-harbor-trial.js';
 import { TERMINAL_ENVIRONMENT, trialRecord } from './terminal-record.js';
 import { removeUnrecordedTrialFolders } from './terminal-trial-folders.js';

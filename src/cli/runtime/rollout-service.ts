@@ -24,7 +24,7 @@ import { tokenDataWarning } from '../../runner/samples/token-data-warning.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { environmentRolloutFactory } from './environment-rollouts.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
-import { summarise } from '../eval/run-summary.js';
+import { summarise } from '../../runner/run/run-summary.js';
 import type { ToolRuntime } from './tool-runtime.js';
 
 export interface RolloutServiceOptions {

@@ -94,7 +94,7 @@ describe.skipIf(!available)('corrupt data in the queue', () => {
       leaseMs: 1_000,
       capabilities: { backends: ['process'], environments: [environment], agents: [], images: [] },
       log: () => undefined,
-      executor: {
+      jobRunner: {
         async run(payload) {
           ran.push(payload.example.id);
           return record(payload.example.id);

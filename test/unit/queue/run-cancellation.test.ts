@@ -1,7 +1,7 @@
 /**
  * A cancelled queued run: its waiting jobs are removed, a worker that still gets one of its jobs (a late enqueue, a
  * retry) skips it without running it, and a resumed run (runQueued with the same run id) clears the flag so its
- * rollouts run again. A real redis-server and real BullMQ queues, with an in-process rollout executor.
+ * rollouts run again. A real redis-server and real BullMQ queues, with an in-process job runner.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -75,7 +75,7 @@ describe.skipIf(!available)('a cancelled queued run', () => {
       leaseMs: 2_000,
       capabilities: { backends: ['process'], environments: [ENVIRONMENT], agents: [], images: [] },
       log: () => undefined,
-      executor: {
+      jobRunner: {
         async run(payload) {
           ran.push(payload.example.id);
           return { example_id: payload.example.id, rollout_index: payload.rollout_index, reward: 1, error: null } as unknown as ResultRecord;
