@@ -23,7 +23,10 @@ import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
 import { TolerantWorker } from './tolerant-worker.js';
 import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
 
-/** Runs one job's rollout on this worker (not the run driver's RolloutExecutor). Rollout failures are records (never thrown); a throw means this worker could not run it at all. */
+/**
+ * Runs one job's rollout on this worker (not the run driver's RolloutExecutor). Rollout failures are records
+ * (never thrown); a throw means this worker could not run it at all.
+ */
 export interface JobRunner {
   run(job: RolloutJob, context: { attempt: number; abortSignal: AbortSignal }): Promise<ResultRecord>;
 }
