@@ -34,20 +34,3 @@ export function runMetadata(run: PreparedRun, options: EvalOptions, backend: str
     ...thisWriter(),
   };
 }
-
-/**
- * The heartbeat write of metadata.json while a run goes on (local, queued and terminal runs). Called from a timer or
- * a rollout's callback, a failed write (EMFILE, a full disk) thrown there would end the whole run: log it and go on.
- */
-export function writeRunningMetadata(
-  writer: { writeMetadata(metadata: Record<string, unknown>): void },
-  metadata: Record<string, unknown>,
-  progress: Record<string, number>,
-  log: (line: string) => void,
-): void {
-  try {
-    writer.writeMetadata({ ...metadata, status: 'running', updated_at: new Date().toISOString(), progress });
-  } catch (error) {
-    log(`could not update metadata.json: ${(error as Error).message}`);
-  }
-}

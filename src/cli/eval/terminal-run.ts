@@ -42,7 +42,7 @@ import type { EvalOptions } from './eval-options.js';
 import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { createProgressDisplay } from './progress-display.js';
-import { writeRunningMetadata } from './run-metadata.js';
+import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { thisWriter } from '../../runner/run/run-liveness.js';
