@@ -1,7 +1,7 @@
 /**
  * The runner side of POST /v1/rollouts, built by `corral serve` and handed to buildServer: the same composition
- * as `corral eval` (a built-in environment, in-process MCP tool sessions over the server's pool, runEvaluation,
- * the OpenAI agent), except that the examples and the model come from the request and the records go to the
+ * as `corral eval` (a built-in environment, in-process MCP tool sessions over the server's pool, the run driver
+ * with the local or the queued executor, the OpenAI agent), except that the examples and the model come from the request and the records go to the
  * HTTP stream instead of results.jsonl.
  */
 import { CorralError } from '../../core/errors.js';
@@ -16,7 +16,9 @@ import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
 import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
-import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
+import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
+import { localExecutor } from '../../runner/run/local-executor.js';
+import { runDriver } from '../../runner/run/run-driver.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { buildSamples } from '../../runner/samples/build-samples.js';
 import { addToTally, emptySampleTally } from '../../runner/samples/sample-tally.js';
@@ -49,18 +51,17 @@ export interface RolloutServiceOptions {
    */
   server?: { host: string; modelEndpointAllowlist?: readonly string[] };
   /**
-   * `corral serve --queue`: runs the checked request's rollouts on queue workers instead of here (the records come
-   * back whole per group through onGroup, as runEvaluation gives them). Absent: runEvaluation in this process.
+   * `corral serve --queue`: the executor that runs the checked request's rollouts on queue workers instead of here
+   * (serve-queued-rollouts.ts). Absent: the local executor in this process. The driver, groups and samples are the same.
    */
-  runElsewhere?: (input: QueuedRolloutsInput) => Promise<void>;
+  queuedExecutor?: (input: QueuedRolloutsInput) => Promise<RolloutExecutor>;
 }
 
 export interface QueuedRolloutsInput {
   environment: Environment;
-  examples: readonly Example[];
   request: RolloutRequest;
-  abortSignal: AbortSignal;
-  onGroup: (records: ResultRecord[]) => void;
+  /** Rollouts the request asks for (examples x rollouts per example). */
+  plannedRollouts: number;
 }
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -155,19 +156,21 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
               }),
             );
           };
-          if (options.runElsewhere) await options.runElsewhere({ environment, examples, request, abortSignal, onGroup: collect });
-          else
-            await runEvaluation({
-              environment,
-              agent,
-              rollouts,
-              examples,
-              rolloutsPerExample,
-              concurrency,
-              abortSignal,
-              ...(request.seed === undefined ? {} : { seed: request.seed }),
-              onGroup: collect,
-            });
+          // The one decision: which executor runs the rollouts. The driver and the HTTP sink are the same for each.
+          const executor = options.queuedExecutor
+            ? await options.queuedExecutor({ environment, request, plannedRollouts: examples.length * rolloutsPerExample })
+            : localExecutor({ environment, agent, rollouts, ...(request.seed === undefined ? {} : { seed: request.seed }) });
+          await runDriver({
+            task: environment.name,
+            examples,
+            rolloutsPerExample,
+            concurrency,
+            executor,
+            // The HTTP sink: each whole group goes to the NDJSON stream; a request never resumes, so nothing exists before.
+            sink: { existing: [], writeGroup: collect },
+            abortSignal,
+            log: (line) => log?.warn({}, line),
+          });
           const summary = summarise(records);
           return {
             rollouts: summary.rollouts,
