@@ -6,11 +6,11 @@
  */
 import { CorralError } from '../../core/errors.js';
 import { stableStringify } from '../../core/stable-hash.js';
-import type { PreparedRollouts, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
-import { withheldUpstreamErrors } from './withheld-upstream-errors.js';
+import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
-import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
+import type { Agent } from '../../runner/agents/agent.js';
+import { createOpenAIAgent } from '../eval/agent-factory.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
@@ -120,12 +120,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
       // Refused before anything runs; the guarded pool refuses again at connect time.
       await endpointPolicy.assertAllowed(new URL(request.model.base_url));
-      const agent = withheldUpstreamErrors(createAgent(request, guardedHttp), (error, input) =>
-        log?.warn(
-          { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
-          'model endpoint failed (detail withheld from the rollout caller)',
-        ),
-      );
+      const agent = createAgent(request, guardedHttp, log);
       const rolloutsPerExample = request.rollouts_per_example;
       const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
       // Inline examples are the client's: their sandbox choices (image, network) are ignored, as the episode API does.
@@ -213,19 +208,25 @@ function explainMissingDataset(error: unknown): never {
   throw error;
 }
 
-function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): OpenAIAgent {
+function createAgent(request: RolloutRequest, httpClient: ModelHttpClient, log: RolloutLog | undefined): Agent {
   try {
-    return new OpenAIAgent({
-      httpClient,
+    return createOpenAIAgent({
       model: request.model.model,
       baseURL: request.model.base_url,
-      // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.
-      apiKey: request.model.api_key ?? 'EMPTY',
+      ...(request.model.api_key === undefined ? {} : { apiKey: request.model.api_key }),
       samplingArgs: request.sampling_args ?? {},
-      returnTokens: request.return_tokens,
-      tokenIn: request.token_in,
+      ...(request.return_tokens ? { returnTokens: true } : {}),
+      ...(request.token_in ? { tokenIn: true } : {}),
       ...(request.model.timeout_ms === undefined ? {} : { requestTimeoutMs: request.model.timeout_ms }),
       ...(request.model.max_retries === undefined ? {} : { maxRetries: request.model.max_retries }),
+      clientEndpoint: {
+        httpClient,
+        onWithheld: (error, input) =>
+          log?.warn(
+            { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
+            'model endpoint failed (detail withheld from the rollout caller)',
+          ),
+      },
     });
   } catch (error) {
     // The agent refuses sampling args it sets itself (model, messages, tools, stream, n).
