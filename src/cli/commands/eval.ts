@@ -14,7 +14,7 @@ import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
 import { writeRunSamples } from '../eval/run-samples.js';
 import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
-import { queuedEvaluation } from './eval-queued.js';
+import { queuedEvaluation } from '../eval/queued-evaluation.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
 import { type RolloutJobTemplate, openQueuedExecutor } from '../../queue/queued-executor.js';
-import type { EvalExecution } from '../eval/eval-flow.js';
-import type { EvalOptions } from '../eval/eval-options.js';
-import { CliCodingAgent } from '../eval/cli-coding-agent.js';
-import type { PreparedRun } from '../eval/prepare-run.js';
-import { runMetadata } from '../eval/run-metadata.js';
+import type { EvalExecution } from './eval-flow.js';
+import type { EvalOptions } from './eval-options.js';
+import { CliCodingAgent } from './cli-coding-agent.js';
+import type { PreparedRun } from './prepare-run.js';
+import { runMetadata } from './run-metadata.js';
 
 export async function queuedEvaluation(
   run: PreparedRun,
