@@ -88,6 +88,7 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
       sink,
       abortSignal: controller.signal,
       maxErrors: maxErrorsLimit(options.maxErrors, flow.plannedRollouts),
+      ...(options.maxErrors === undefined ? {} : { maxErrorsAsGiven: options.maxErrors }),
       heartbeatMs: Math.max(1, options.progressInterval) * 1000,
       onProgress: (progress) => display.update(progress),
       log,

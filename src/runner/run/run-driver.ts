@@ -32,6 +32,8 @@ export interface RunDriverOptions {
   abortSignal: AbortSignal;
   /** Stop (cancelling what is in flight) once more rollouts than this have errored in this session. */
   maxErrors?: number;
+  /** --max-errors as the user wrote it (e.g. "5%"), for the line that says why the run stopped. */
+  maxErrorsAsGiven?: string;
   /** Attempts per rollout for transient sandbox/runner/tool failures (default 3), unless the executor retries inside. */
   maxAttempts?: number;
   /** Heartbeat period (default 5 s): sink.heartbeat runs on it and after every group. */
@@ -99,7 +101,7 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
     if (options.maxErrors !== undefined && progress.errored > options.maxErrors && !controller.signal.aborted) {
       stoppedByMaxErrors = true;
       options.log?.(
-        `stopping: ${progress.errored} rollouts errored, more than --max-errors allows (${options.maxErrors}); in-flight rollouts are cancelled and --resume redoes them`,
+        `stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrorsAsGiven ?? options.maxErrors} allows (${options.maxErrors}); in-flight rollouts are cancelled and --resume redoes them`,
       );
       controller.abort();
     }
