@@ -197,7 +197,7 @@ export async function openQueuedExecutor(options: QueuedExecutorOptions): Promis
     async end(outcome: RunEnd) {
       stopped = true;
       try {
-        if (outcome.cancelled) await withinGraceAfter(AbortSignal.abort(), cancelWaitingJobs(redis, options));
+        if (outcome.cancelled) await cancelWaitingJobs(redis, options);
         else if (outcome.complete)
           await withinGraceAfter(
             AbortSignal.abort(),
@@ -231,7 +231,11 @@ async function withinGraceAfter(signal: AbortSignal | undefined, work: Promise<u
 /** A cancelled run's waiting jobs leave the queue, so no later worker runs them; a Redis that is gone only costs a line. */
 async function cancelWaitingJobs(redis: ReturnType<typeof openRedis>, options: QueuedExecutorOptions): Promise<void> {
   try {
-    const outcome = await cancelQueuedRun(redis, options.runId, { mustExist: false });
+    // A Redis that went away (or hangs) gets the grace, then the line that says how to remove the jobs later.
+    const gaveUp = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`Redis at ${redactedRedisUrl(options.redisUrl)} did not answer`)), ABORT_GRACE_MS).unref(),
+    );
+    const outcome = await Promise.race([cancelQueuedRun(redis, options.runId, { mustExist: false }), gaveUp]);
     options.log(`cancelled: ${outcome.removed} waiting rollouts removed from the queue`);
   } catch (error) {
     options.log(
