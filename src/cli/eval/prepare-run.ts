@@ -21,7 +21,7 @@ import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenReq
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
-import { runLiveness } from './run-liveness.js';
+import { runLiveness } from '../../runner/run/run-liveness.js';
 
 export interface PreparedRun {
   command: RunCommand;
