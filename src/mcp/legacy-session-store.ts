@@ -1,7 +1,7 @@
 /**
  * Sessionful Streamable HTTP for 2025-era clients on /mcp/<env>: one MCP server, transport and set of lazy
- * sandboxes per MCP session (Mcp-Session-Id). A session ends on DELETE, on idle expiry or on shutdown, and
- * its sandboxes are released then.
+ * sandboxes per MCP session (Mcp-Session-Id). A session ends on DELETE, when its client dropped its GET stream
+ * and sent nothing more, on idle expiry or on shutdown, and its sandboxes are released then.
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
@@ -14,7 +14,17 @@ interface LegacySession {
   principal: string;
   assembly: ToolServerAssembly;
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Standalone GET streams open now. */
+  openStreams: number;
 }
+
+/**
+ * A session whose client closed its standalone GET stream and then sends nothing for this long is closed, as a
+ * DELETE would: a closing client drops the stream first, and its DELETE can die on the way (issue 21: under
+ * 1,000 concurrent sessions, connections evicted at the cap left sessions until the idle TTL). A client that
+ * lost the stream to a network fault reconnects it within this (the SDK retries after 1 s, then 1.5 s).
+ */
+const ABANDONED_STREAM_GRACE_MS = 5_000;
 
 export interface LegacySessionOptions {
   /** A server with sandboxes of its own, for one new session of `principal`. */
@@ -44,6 +54,7 @@ export class LegacySessionStore {
       const session = this.find(entry, sessionId, principal);
       if (!session) return jsonRpcErrorResponse(404, EDGE_ERROR_CODES.sessionNotFound, 'Session not found');
       session.assembly.sandboxes.touch();
+      if (request.method === 'GET') this.watchStream(sessionId, session, request.signal);
       return session.transport.handleRequest(request);
     }
     if (request.method !== 'POST') return jsonRpcErrorResponse(400, EDGE_ERROR_CODES.requestRefused, 'Bad Request: Mcp-Session-Id header is required');
@@ -73,13 +84,29 @@ export class LegacySessionStore {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxRequestBodySize,
-      onsessioninitialized: (id) => void this.sessions.set(id, { entry, principal, assembly, transport }),
+      onsessioninitialized: (id) => void this.sessions.set(id, { entry, principal, assembly, transport, openStreams: 0 }),
       onsessionclosed: (id) => this.close(id),
     });
     await assembly.server.connect(transport);
     const response = await transport.handleRequest(request);
     if (transport.sessionId === undefined) await assembly.close();
     return response;
+  }
+
+  /** Counts the GET stream while it is open; once the client drops it, closes the session if nothing follows. */
+  private watchStream(sessionId: string, session: LegacySession, clientGone: AbortSignal): void {
+    session.openStreams++;
+    clientGone.addEventListener(
+      'abort',
+      () => {
+        session.openStreams--;
+        setTimeout(() => {
+          const abandoned = this.sessions.get(sessionId) === session && session.openStreams === 0;
+          if (abandoned && session.assembly.sandboxes.idleFor(ABANDONED_STREAM_GRACE_MS)) void this.close(sessionId);
+        }, ABANDONED_STREAM_GRACE_MS).unref();
+      },
+      { once: true },
+    );
   }
 
   async close(sessionId: string): Promise<void> {

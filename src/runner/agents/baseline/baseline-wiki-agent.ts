@@ -1,23 +1,24 @@
 /**
  * The model-free wiki-search baseline ('baseline'): a floor to beat and a smoke test that needs no model.
  * It works only through the environment's tools, in the steps a model would take, each recorded as an
- * assistant turn: search_pages with the question; view_sections of the top 1-3 pages; read_section of their
- * sections (all of them: paragraph-group section names say nothing about content, so sections are chosen
- * after reading, by ranking their sentences and paragraphs by overlap with the question); then it answers
- * with a short span (see baseline-sentence-ranking.ts and baseline-answer-span.ts). With fewer turns it
- * reads whole pages, or answers from the search snippets.
+ * assistant turn: search_pages with the question; view_sections of the top page; read_section of its
+ * sections in page order until the one holding the search snippet (baseline-section-scan.ts: never the whole
+ * page); then it ranks the sentences read, plus the snippets of the next close-scoring pages, by overlap with
+ * the question and answers with a short span (baseline-sentence-ranking.ts, baseline-answer-span.ts). With
+ * three turns it reads the top pages whole (no turn for view_sections), with two it answers from the snippets.
  */
 import type { Agent, AgentRunInput } from '../agent.js';
 import { chooseAnswerSpan } from './baseline-answer-span.js';
 import { analyseQuestion } from './baseline-question-analysis.js';
 import { type Passage, rankSentences } from './baseline-sentence-ranking.js';
 import { ToolSteps } from './baseline-tool-steps.js';
-import { type PageResult, searchResults, sectionEntries, sectionText } from './baseline-wiki-results.js';
+import { readTowardSnippet } from './baseline-section-scan.js';
+import { type PageResult, searchResults, sectionText } from './baseline-wiki-results.js';
 
 export interface BaselineWikiOptions {
-  /** Most pages read per question (default 3). */
+  /** Most pages whose snippets are used per question, the top page's sections read (default 3). */
   maxPages?: number;
-  /** A lower-ranked page is read only when its score is at least this share of the top score (default 0.5). */
+  /** A lower-ranked page's snippet is used only when its score is at least this share of the top score (default 0.5). */
   relativeScore?: number;
   /** Cap on read_section calls per question (default 60). */
   maxSectionReads?: number;
@@ -41,8 +42,13 @@ export class BaselineWikiAgent implements Agent {
     const [searchOutcome] = await steps.step([{ name: 'search_pages', args: { query: question } }]);
     const pages = this.pagesToRead(searchResults(searchOutcome!));
     let passages: Passage[] = pages.map((page, pageRank) => ({ text: page.snippet, pageRank, title: page.title }));
-    if (pages.length > 0 && steps.stepsLeft >= 2) passages = await this.readSections(steps, pages);
-    else if (pages.length > 0 && steps.stepsLeft === 1) passages = await readWholePages(steps, pages);
+    if (pages.length > 0 && steps.stepsLeft >= 2) {
+      const top = pages[0]!;
+      const scan = await readTowardSnippet(steps, top, this.options.maxSectionReads);
+      const read = scan.texts.map((text) => ({ text, pageRank: 0, title: top.title }));
+      // The top page's snippet stays a passage only when no section read holds it.
+      passages = [...read, ...(scan.located ? passages.slice(1) : passages)];
+    } else if (pages.length > 0 && steps.stepsLeft === 1) passages = await readWholePages(steps, pages);
     steps.answer(chooseAnswerSpan(rankSentences(passages, analysis), analysis));
   }
 
@@ -52,20 +58,6 @@ export class BaselineWikiAgent implements Agent {
     return results
       .slice(0, this.options.maxPages)
       .filter((result, index) => index === 0 || topScore === undefined || result.score === undefined || result.score >= this.options.relativeScore * topScore);
-  }
-
-  private async readSections(steps: ToolSteps, pages: PageResult[]): Promise<Passage[]> {
-    const listings = await steps.step(pages.map((page) => ({ name: 'view_sections', args: { page_id: page.pageId } })));
-    // A page whose sections cannot be listed is read whole instead.
-    const reads = pages
-      .flatMap((page, pageRank) => {
-        const sections = sectionEntries(listings[pageRank]!);
-        const ids = sections.length > 0 ? sections.map((section) => section.sectionId) : [`${page.pageId}:full`];
-        return ids.map((sectionId) => ({ sectionId, pageRank, title: page.title }));
-      })
-      .slice(0, this.options.maxSectionReads);
-    const outcomes = await steps.step(reads.map((read) => ({ name: 'read_section', args: { section_id: read.sectionId } })));
-    return reads.map((read, index) => ({ text: sectionText(outcomes[index]!), pageRank: read.pageRank, title: read.title }));
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * An in-memory stand-in for the wiki MCP server, for tests of wiki-search agents: search_pages (BM25 over title
  * and text), view_sections (headings, or groups of 3 paragraphs on pages without headings, as the real server
- * splits them) and read_section (`<page_id>:full` reads the whole page). `textOnly` drops structuredContent,
+ * splits them) and read_section (`<page_id>:full` reads the whole page). Snippets come from the best-matching
+ * paragraph, as the real server's do. `textOnly` drops structuredContent,
  * to test that agents cope with servers that only send text.
  */
 import type { ToolAccess, ToolInfo, ToolOutcome } from '../../../../../src/runner/contract/tool-access.js';
+import { termsOf } from '../../../../../src/text/terms.js';
 
 export interface FakePage {
   id: string;
@@ -60,6 +62,27 @@ function sectionsOf(page: FakePage): FakeSection[] {
     const name = index === 0 ? 'Introduction' : lines[start]!.replace(/^#+\s+/, '');
     return text === '' || (index === 0 && /^#\s[^\n]*$/.test(text)) ? [] : [{ id: `${page.id}:${slug(name)}_${index}`, name, text }];
   });
+}
+
+/**
+ * As the real server's snippet: from the paragraph holding the most distinct query terms (its analyser's, first
+ * on ties). Title terms do not count: the real index adds the title to every passage.
+ */
+function bestParagraph(page: FakePage, query: string): string {
+  const titleTerms = new Set(termsOf(page.title));
+  const queryTerms = [...new Set(termsOf(query))].filter((term) => !titleTerms.has(term));
+  const paragraphs = page.content
+    .split(/\n\s*\n/)
+    .map((text) => text.trim())
+    .filter((text) => text !== '' && !text.startsWith('#'));
+  let best = paragraphs[0] ?? '';
+  let bestCount = -1;
+  for (const paragraph of paragraphs) {
+    const paragraphTerms = new Set(termsOf(paragraph));
+    const count = queryTerms.filter((term) => paragraphTerms.has(term)).length;
+    if (count > bestCount) [best, bestCount] = [paragraph, count];
+  }
+  return best.replace(/\s+/g, ' ');
 }
 
 export class FakeWikiTools implements ToolAccess {
@@ -136,7 +159,7 @@ export class FakeWikiTools implements ToolAccess {
         page_id: entry.page.id,
         title: entry.page.title,
         score: Math.round(score * 1000) / 1000,
-        snippet: entry.page.content.slice(0, 200),
+        snippet: bestParagraph(entry.page, query).slice(0, 200),
       }));
     const text =
       results.length === 0
