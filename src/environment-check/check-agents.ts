@@ -30,10 +30,12 @@ export function referenceAnswerText(example: Example): string | null {
 }
 
 /** Answers each example's gold answer (an empty answer where the example has none, which then shows as a miss). */
+export const REFERENCE_ANSWER_AGENT = 'reference-answer';
+
 export function referenceAnswerAgent(): Agent {
   return {
-    name: 'reference-answer',
-    model: 'reference-answer',
+    name: REFERENCE_ANSWER_AGENT,
+    model: REFERENCE_ANSWER_AGENT,
     run: async (input) => finalAnswer(input, referenceAnswerText(input.example) ?? ''),
   };
 }

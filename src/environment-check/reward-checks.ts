@@ -5,6 +5,7 @@
  */
 import type { Rubric } from '../runner/rubrics/rubric.js';
 import type { ResultRecord } from '../runner/trajectory/result-record.js';
+import { REFERENCE_ANSWER_AGENT } from './check-agents.js';
 import { type CheckResult, failed, passed } from './check-report.js';
 
 const TOLERANCE = 1e-9;
@@ -28,10 +29,15 @@ export function checkOracle(records: readonly ResultRecord[], rubric: Rubric, or
   const errored = errorsOf(records);
   const evidence = { oracle: oracleName, maximum, mean: meanReward(records), examples: records.length, misses, errored };
   if (misses.length > 0 || errored.length > 0) {
+    // The fallback oracle only answers the gold text: an environment whose reward needs tool work must ship its own.
+    const hint =
+      oracleName === REFERENCE_ANSWER_AGENT
+        ? '; the environment exports no oracle agent (export const agents = { oracle: defineAgent(...) }, or pass --oracle <agent>)'
+        : '';
     return failed(
       'oracle.max-reward',
       'error',
-      `the oracle (${oracleName}) misses the maximum reward ${maximum} on ${misses.length} and errors on ${errored.length} of ${records.length} examples`,
+      `the oracle (${oracleName}) misses the maximum reward ${maximum} on ${misses.length} and errors on ${errored.length} of ${records.length} examples${hint}`,
       evidence,
     );
   }
@@ -47,6 +53,13 @@ export function checkFloor(floor: readonly ResultRecord[], oracle: readonly Resu
   const evidence = { floor_mean: floorMean, oracle_mean: oracleMean, margin, maximum, paid, errored };
   if (floorMean === null || oracleMean === null)
     return failed('floor.below-oracle', 'error', 'no scored rollout to compare: the floor or the oracle errored on every example', evidence);
+  if (oracleMean < margin * maximum)
+    return failed(
+      'floor.below-oracle',
+      'error',
+      `the oracle's mean reward ${oracleMean.toFixed(3)} is too low to bracket the floor (${floorMean.toFixed(3)}): see oracle.max-reward`,
+      evidence,
+    );
   if (floorMean > oracleMean - margin * maximum) {
     return failed(
       'floor.below-oracle',
