@@ -59,4 +59,18 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     });
     expect(code).toBe(1);
   }, 120_000);
+
+  it('catches a tool without a description (hygiene.tool-descriptions)', async () => {
+    const { code, report } = await check('undescribed-tool');
+    expect(failing(report)).toEqual(['hygiene.tool-descriptions:error']);
+    expect(report.checks.find((item) => item.id === 'hygiene.tool-descriptions')?.evidence).toMatchObject({ undescribed: ['atlas'], unschemed: [] });
+    expect(code).toBe(1);
+  }, 120_000);
+
+  it('catches two examples sharing an id (hygiene.example-ids)', async () => {
+    const { code, report } = await check('duplicate-ids');
+    expect(failing(report)).toEqual(['hygiene.example-ids:error']);
+    expect(report.checks.find((item) => item.id === 'hygiene.example-ids')?.evidence).toMatchObject({ duplicates: ['capital'] });
+    expect(code).toBe(1);
+  }, 120_000);
 });
