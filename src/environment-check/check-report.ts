@@ -16,6 +16,7 @@ export const CHECK_IDS = [
   'leakage.system-prompt',
   'leakage.tool-descriptions',
   'isolation.network-declared',
+  'isolation.network-probe',
   'hygiene.tool-descriptions',
   'hygiene.example-ids',
   'hygiene.env-args',

@@ -1,6 +1,6 @@
 /**
  * The battery of `corral env check`: the oracle's run (every trajectory scored N times), the empty-answer floor's
- * run, both through the one run driver, then the static checks over the examples, the tools the agents saw and the
+ * run and one network-probe rollout, all through the one run driver, then the static checks over the examples, the tools the agents saw and the
  * environment's declarations. Returns the versioned report; the caller decides the exit code (1 on any error).
  */
 import type { Agent } from '../runner/agents/agent.js';
@@ -12,6 +12,7 @@ import { checkDeterminism, rescoringEnvironment } from './determinism-check.js';
 import { checkEnvironmentArgs, checkExampleIds, checkTimeouts, checkToolDescriptions } from './hygiene-checks.js';
 import { checkNetworkDeclared } from './isolation-check.js';
 import { checkLeakage } from './leakage-checks.js';
+import { probeNetwork } from './network-probe.js';
 import { checkFloor, checkOracle } from './reward-checks.js';
 
 export interface EnvironmentCheckOptions {
@@ -43,12 +44,15 @@ export async function runEnvironmentCheck(options: EnvironmentCheckOptions): Pro
   log(`floor ${floorAgent.name}: ${examples.length} rollouts`);
   const floorRun = await runAgent({ ...common, environment, agent: floorAgent });
   const tools = floorRun.tools.length > 0 ? floorRun.tools : oracleRun.tools;
+  log('network probe: 1 rollout');
+  const networkProbe = await probeNetwork({ environment, example: examples[0], openRollouts: options.openRollouts, abortSignal: options.abortSignal });
   const checks = [
     checkOracle(oracleRun.records, environment.rubric, options.oracle.name),
     checkFloor(floorRun.records, oracleRun.records, environment.rubric, options.margin),
     checkDeterminism(rescoring.scores, options.scoringRepeats),
     ...checkLeakage(examples, environment.systemPrompt, tools),
     checkNetworkDeclared(environment, examples),
+    networkProbe,
     checkToolDescriptions(tools),
     checkExampleIds(examples, options.examplesAgain),
     checkEnvironmentArgs(environment),

@@ -50,9 +50,12 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(code).toBe(1);
   }, 120_000);
 
-  it('catches examples asking for network the environment does not declare (isolation.network-declared)', async () => {
+  it('catches examples asking for network the environment does not declare (isolation.network-declared, isolation.network-probe)', async () => {
     const { code, report } = await check('undeclared-network');
-    expect(failing(report)).toEqual(['isolation.network-declared:error']);
+    expect(failing(report)).toEqual(['isolation.network-declared:error', 'isolation.network-probe:error']);
+    const probe = report.checks.find((item) => item.id === 'isolation.network-probe')?.evidence as { probed: boolean; interfaces: string[] };
+    expect(probe.probed).toBe(true);
+    expect(probe.interfaces.filter((name) => name !== 'lo').length).toBeGreaterThan(0);
     expect(report.checks.find((item) => item.id === 'isolation.network-declared')?.evidence).toMatchObject({
       declared: 'none',
       examples_asking_egress: ['france', 'japan', 'kenya', 'peru'],
