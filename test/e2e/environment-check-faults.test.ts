@@ -76,4 +76,16 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(report.checks.find((item) => item.id === 'hygiene.example-ids')?.evidence).toMatchObject({ duplicates: ['capital'] });
     expect(code).toBe(1);
   }, 120_000);
+
+  it('prints one line per check without --json, and refuses a margin outside 0..1 naming the flag', async () => {
+    const text = await runCorral(['env', 'check', join(FIXTURES, 'pays-empty-answer.ts'), '--backend', 'process']);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^ERROR floor\.below-oracle +an empty answer earns 1\.000/m);
+    expect(text.stdout).toMatch(/^ok +leakage\.prompt/m);
+    expect(text.stdout).toContain('1 errors, 0 warnings');
+    const refused = await runCorral(['env', 'check', join(FIXTURES, 'sound.ts'), '--margin', '2']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--margin');
+    expect(refused.stderr).toContain('CFG_ERR_INVALID');
+  }, 120_000);
 });
