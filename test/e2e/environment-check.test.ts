@@ -4,7 +4,8 @@
  * pass/fail, the oracle it ran) is kept as an expectation file, so a regression shows as a diff in review;
  * rewards, timings and evidence are not kept (they move with the data and the machine).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EnvironmentCheckReport } from '../../src/environment-check/check-report.js';
@@ -46,8 +47,8 @@ const stableParts = (report: EnvironmentCheckReport) => ({
   checks: report.checks.map((check) => ({ id: check.id, severity: check.severity, passed: check.passed })),
 });
 
-async function checkAndCompare(target: Target, extra: Record<string, string> = {}): Promise<void> {
-  const result = await runCorral(['env', 'check', target.environment, '--json', '--backend', target.backend], extra);
+async function checkAndCompare(target: Target, extra: Record<string, string> = {}, flags: string[] = []): Promise<void> {
+  const result = await runCorral(['env', 'check', target.environment, '--json', '--backend', target.backend, ...flags], extra);
   expect(result.stdout, result.stderr).toMatch(/^\{/);
   const report = JSON.parse(result.stdout) as EnvironmentCheckReport;
   const errors = report.checks.filter((check) => check.severity === 'error').map((check) => `${check.id}: ${check.summary}`);
@@ -62,6 +63,19 @@ describe.skipIf(!processBackend || !dataDir)('corral env check over the built-in
 
 describe.skipIf(!processBackend)('corral env check over examples/', () => {
   it.each(examples.filter((target) => target.backend === 'process'))('$name', (target) => checkAndCompare(target), 300_000);
+});
+
+describe.skipIf(!processBackend)('corral env check over an installed environment package', () => {
+  it('checks corral-env-vault by name as it checks its module (the same expectation)', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'corral-env-check-'));
+    try {
+      const installed = await runCorral(['env', 'install', join(ROOT, 'examples', 'env-package'), '--cache-dir', cache]);
+      expect(installed.code, installed.stderr).toBe(0);
+      await checkAndCompare({ name: 'examples-env-package', environment: 'corral-env-vault', backend: 'process' }, {}, ['--cache-dir', cache]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 describe.skipIf(!dockerBackend)('corral env check over examples/ (docker backend)', () => {
