@@ -43,6 +43,7 @@ export async function probeNetwork(options: {
     concurrency: 1,
     abortSignal: options.abortSignal,
   });
+  // TypeScript does not see the agent's assignment inside the closure and narrows listing to null; restate its type.
   const found = listing as { tool: string; text: string; isError: boolean } | null;
   const error = run.records[0]?.error ?? null;
   if (error)
