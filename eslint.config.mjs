@@ -71,6 +71,7 @@ export default tseslint.config(
   // The environment contract names the restricted sandbox session its hooks and tools receive (sandbox/session.ts), nothing else of sandbox/,
   // and re-exports the one tool contract (tools/, not the built-in tools in its subfolders).
   layer(['src/runner/contract/**'], ['**/tools/*/**', '**/mcp/**', '**/http/**', '**/sandbox/*/**', '**/sandbox/registry*', '**/sandbox/pool*', '**/cli/**']),
+  layer(['src/environment-check/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**', '**/testing/**']),
   layer(['src/conformance/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/**', '**/testing/**']),
   layer(['src/testing/**'], ['**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**', '**/conformance/**']),
 );

@@ -5,7 +5,7 @@
  *
  *   corral serve --env examples/train-grpo/env.ts     # then: /usr/bin/python3 examples/train-grpo/train.py
  */
-import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
+import { defineAgent, defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 interface BoxState {
   opens: number;
@@ -51,3 +51,17 @@ export default defineEnvironment({
   systemPrompt: 'Open the box, then answer with its key.',
   maxTurns: 3,
 });
+
+/**
+ * The oracle `corral env check examples/train-grpo/env.ts` runs (and `corral eval ... --agent oracle`): opens the
+ * box once and answers with the key it read, so it earns the full reward of 1.
+ */
+export const agents = {
+  oracle: defineAgent({
+    name: 'oracle',
+    async run({ callTool, answer }) {
+      const opened = await callTool('open_box');
+      answer(opened.text.trim());
+    },
+  }),
+};

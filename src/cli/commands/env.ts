@@ -1,5 +1,6 @@
 /**
- * `corral env install <name|path|tarball>...`, `corral env list`, `corral env show <env>`, `corral env remove <name>`:
+ * `corral env install <name|path|tarball>...`, `corral env list`, `corral env show <env>`, `corral env remove <name>`
+ * (and `corral env check <env>`, in env-check.ts):
  * environment packages in corral's cache (an npm prefix under --cache-dir / CORRAL_CACHE_DIR), beside the built-ins.
  */
 import type { Command } from 'commander';
@@ -11,6 +12,7 @@ import { installEnvironmentPackage, uninstallEnvironmentPackage } from '../../en
 import { readInstalledRecords } from '../../environment-packages/installed-environments.js';
 import { resolveEnvironment } from '../../environment-packages/resolve-environment.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
+import { registerEnvCheckCommand } from './env-check.js';
 import { scaffoldEnvironment } from './env-init.js';
 
 const log = (line: string) => process.stderr.write(`[env] ${line}\n`);
@@ -109,4 +111,5 @@ export function registerEnvCommand(program: Command): void {
       await uninstallEnvironmentPackage(name, { cache: cacheFor(options), log });
       process.stdout.write(`removed ${name}\n`);
     });
+  registerEnvCheckCommand(env);
 }

@@ -1,0 +1,55 @@
+/**
+ * The two agents the battery brings itself: the floor (answers an empty string, calls no tool: what a rubric must
+ * not pay), and the reference-answer oracle for environments that ship no agent of their own (answers the
+ * example's gold answer as its final text, so the rubric is checked against the dataset's own answers).
+ */
+import type { Agent, AgentRunInput } from '../runner/agents/agent.js';
+import type { Example } from '../runner/contract/environment.js';
+
+function finalAnswer(input: AgentRunInput, text: string): void {
+  input.recorder.startTurn();
+  input.recorder.message({ role: 'assistant', content: text });
+  input.recorder.answer(text);
+}
+
+/** The do-nothing floor: an empty answer, no tool call. */
+export function emptyAnswerAgent(): Agent {
+  return { name: 'empty-answer', model: 'empty-answer', run: async (input) => finalAnswer(input, '') };
+}
+
+/** The gold answer as text: a string as is, the first string of a list, a number or boolean printed; else null. */
+export function referenceAnswerText(example: Example): string | null {
+  const answer = example.answer;
+  if (typeof answer === 'string') return answer;
+  if (typeof answer === 'number' || typeof answer === 'boolean') return String(answer);
+  if (Array.isArray(answer)) {
+    const first = answer.find((item) => typeof item === 'string' || typeof item === 'number');
+    return first === undefined ? null : String(first);
+  }
+  return null;
+}
+
+/** Answers each example's gold answer (an empty answer where the example has none, which then shows as a miss). */
+export const REFERENCE_ANSWER_AGENT = 'reference-answer';
+
+export function referenceAnswerAgent(): Agent {
+  return {
+    name: REFERENCE_ANSWER_AGENT,
+    model: REFERENCE_ANSWER_AGENT,
+    run: async (input) => finalAnswer(input, referenceAnswerText(input.example) ?? ''),
+  };
+}
+
+/** Names an environment's own agents use for the one that should score full marks, in the order they are preferred. */
+export const ORACLE_AGENT_NAMES = ['oracle', 'reference', 'solver', 'fixer'] as const;
+
+/**
+ * The oracle to check against: --oracle when given, else the environment module's own agent by a conventional name,
+ * else a built-in agent named oracle that is written for this environment, else null (the reference-answer agent).
+ */
+export function chooseOracleName(given: string | undefined, moduleAgentNames: readonly string[], builtInOracleFits: boolean): string | null {
+  if (given) return given;
+  const own = ORACLE_AGENT_NAMES.find((name) => moduleAgentNames.includes(name));
+  if (own) return own;
+  return builtInOracleFits ? 'oracle' : null;
+}

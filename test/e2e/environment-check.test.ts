@@ -1,0 +1,93 @@
+/**
+ * CI's environment check: `corral env check` through the real CLI over every built-in environment and every
+ * environment under examples/, with no error-level check. The stable part of each report (check ids, severities,
+ * pass/fail, the oracle it ran) is kept as an expectation file, so a regression shows as a diff in review;
+ * rewards, timings and evidence are not kept (they move with the data and the machine).
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EnvironmentCheckReport } from '../../src/environment-check/check-report.js';
+import { backendAvailable } from '../helpers/backend-gate.js';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
+import { ROOT, runCorral } from './runner-cli.js';
+
+const EXPECTED = join(ROOT, 'test', 'fixtures', 'environment-check', 'expected');
+const processBackend = await backendAvailable('process');
+const dockerBackend = await backendAvailable('docker');
+const dataDir = dataDirectoryWith(['humaneval/HumanEval.jsonl', 'qa/squad-v1.1-dev/dev.jsonl', 'wiki']);
+
+interface Target {
+  name: string;
+  environment: string;
+  backend: 'process' | 'docker';
+}
+
+const builtIns: Target[] = [
+  { name: 'wiki-search', environment: 'wiki-search', backend: 'process' },
+  { name: 'python-code', environment: 'python-code', backend: 'process' },
+];
+
+const examples: Target[] = [
+  { name: 'examples-custom-env', environment: 'examples/custom-env/index.ts', backend: 'process' },
+  { name: 'examples-bugfix', environment: 'examples/bugfix/index.ts', backend: 'process' },
+  { name: 'examples-wordle', environment: 'examples/wordle/index.ts', backend: 'process' },
+  { name: 'examples-env-package', environment: 'examples/env-package/index.ts', backend: 'process' },
+  { name: 'examples-train-grpo', environment: 'examples/train-grpo/env.ts', backend: 'process' },
+  { name: 'examples-mixed-images', environment: 'examples/mixed-images/index.ts', backend: 'docker' },
+];
+
+/** What a regression would change: which checks ran, and how each came out. */
+const stableParts = (report: EnvironmentCheckReport) => ({
+  version: report.version,
+  environment: report.environment,
+  oracle: report.oracle,
+  floor: report.floor,
+  checks: report.checks.map((check) => ({ id: check.id, severity: check.severity, passed: check.passed })),
+});
+
+async function checkAndCompare(target: Target, extra: Record<string, string> = {}, flags: string[] = []): Promise<void> {
+  const result = await runCorral(['env', 'check', target.environment, '--json', '--backend', target.backend, ...flags], extra);
+  expect(result.stdout, result.stderr).toMatch(/^\{/);
+  const report = JSON.parse(result.stdout) as EnvironmentCheckReport;
+  const errors = report.checks.filter((check) => check.severity === 'error').map((check) => `${check.id}: ${check.summary}`);
+  expect(errors).toEqual([]);
+  expect(result.code).toBe(0);
+  await expect(`${JSON.stringify(stableParts(report), null, 2)}\n`).toMatchFileSnapshot(join(EXPECTED, `${target.name}.json`));
+}
+
+describe.skipIf(!processBackend || !dataDir)('corral env check over the built-in environments', () => {
+  it.each(builtIns)('$name', (target) => checkAndCompare(target, { CORRAL_DATA_DIR: dataDir! }), 300_000);
+});
+
+describe.skipIf(!processBackend)('corral env check over examples/', () => {
+  it.each(examples.filter((target) => target.backend === 'process'))('$name', (target) => checkAndCompare(target), 300_000);
+});
+
+describe.skipIf(!processBackend)('corral env check over an installed environment package', () => {
+  it('checks corral-env-vault by name as it checks its module (the same expectation)', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'corral-env-check-'));
+    try {
+      const installed = await runCorral(['env', 'install', join(ROOT, 'examples', 'env-package'), '--cache-dir', cache]);
+      expect(installed.code, installed.stderr).toBe(0);
+      await checkAndCompare({ name: 'examples-env-package', environment: 'corral-env-vault', backend: 'process' }, {}, ['--cache-dir', cache]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
+describe.skipIf(!dockerBackend)('corral env check over examples/ (docker backend)', () => {
+  it.each(examples.filter((target) => target.backend === 'docker'))('$name', (target) => checkAndCompare(target), 300_000);
+});
+
+describe('the environment check covers every environment under examples/', () => {
+  it('lists each examples/ folder that holds an environment module', () => {
+    const modules = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => ['index.ts', 'env.ts'].map((file) => `examples/${entry.name}/${file}`))
+      .filter((path) => existsSync(join(ROOT, path)));
+    expect(modules.sort()).toEqual(examples.map((target) => target.environment).sort());
+  });
+});
