@@ -2,38 +2,41 @@
  * `corral eval terminal --tasks <dir>`: every task of a Harbor / Terminal-Bench folder as trials (agent phase, then
  * the verifier in a fresh container), written as results.jsonl + metadata.json like every environment, with the
  * Harbor job layout beside them (result.json, one folder per trial). Same run directory, resume, progress, summary
- * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode.
+ * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode: the run is the
+ * one run driver (src/runner/run/) with the trial executor (src/terminal/trial/trial-executor.ts) and the results file as
+ * its sink, so groups, retries of transient failures, the heartbeat, --max-errors and cancellation are every run's.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
+import { isOwnerAlive } from '../../core/owner.js';
+import { corralCacheDirectory } from '../../core/cache-directory.js';
+import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
+import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
+import { loadConfig } from '../../config/load-config.js';
+import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
-import { groupFieldFor } from '../../runner/scheduler/group-stats.js';
-import { countRecord, emptyProgress } from '../../runner/run/run-progress.js';
-import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
+import type { RecordSink } from '../../runner/run/record-sink.js';
+import { type RunOutcome, runDriver } from '../../runner/run/run-driver.js';
+import { emptyProgress } from '../../runner/run/run-progress.js';
+import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
 import { ensureHostFolder } from '../../terminal/host-folder.js';
-import { harborTrialName, writeHarborJobLayout, writeHarborTrial } from '../../terminal/harbor-job-layout.js';
+import { writeHarborJobLayout } from '../../terminal/harbor-job-layout.js';
 import { buildTaskImages } from '../../terminal/task-image-builder.js';
 import type { TerminalTask } from '../../terminal/terminal-task.js';
 import { nopAgent } from '../../terminal/trial/nop-agent.js';
 import { oracleAgent } from '../../terminal/trial/oracle-agent.js';
-import { runTrial } from '../../terminal/trial/run-trial.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
+import { taskExample, trialExecutor } from '../../terminal/trial/trial-executor.js';
+import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
 import { reapTrialLeftovers } from '../../terminal/trial/trial-reaper.js';
-import { isOwnerAlive } from '../../core/owner.js';
-import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
-import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
-import { loadConfig } from '../../config/load-config.js';
-import { corralCacheDirectory } from '../../core/cache-directory.js';
-import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
+import { removeUnrecordedTrialFolders } from '../../terminal/trial/unrecorded-trial-folders.js';
 import { createAgent } from './agent-factory.js';
 import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
@@ -45,10 +48,7 @@ import { createProgressDisplay } from './progress-display.js';
 import { writeRunningMetadata } from './run-metadata.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
-import { thisWriter } from './run-liveness.js';
-import { harborTrialInput } from './terminal-harbor-trial.js';
-import { TERMINAL_ENVIRONMENT, trialRecord } from './terminal-record.js';
-import { removeUnrecordedTrialFolders } from './terminal-trial-folders.js';
+import { refuseActiveRun, thisWriter } from './run-liveness.js';
 import { terminalOpenAIAgent } from './terminal-openai-agent.js';
 
 export const TERMINAL_AGENTS = ['oracle', 'nop', 'openai', ...CLI_AGENT_NAMES] as const;
@@ -87,6 +87,8 @@ export function isTerminalRun(environmentArgument: string | undefined, options: 
 
 export async function runTerminalEvaluation(options: EvalOptions, log: (line: string) => void): Promise<TerminalRunOutcome> {
   const { command, settings, directory, previous } = resolveRun(options);
+  // Like every run: never two writers on one run directory.
+  if (previous) refuseActiveRun(previous, directory, log);
   const dataset = await loadTaskDataset(settings.tasks);
   for (const failure of dataset.failures) log(`error: ${failure.directory}: ${failure.code}: ${failure.message}`);
   const numExamples = command.num_examples;
@@ -129,12 +131,11 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     terminal: settings,
     model_timeout_s: options.modelTimeout,
     model_retries: options.modelRetries,
+    max_errors: options.maxErrors ?? null,
     started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
     ...thisWriter(),
   };
   const controller = new AbortController();
-  const errorLimit = maxErrorsLimit(options.maxErrors, plannedRollouts);
-  let stoppedByMaxErrors = false;
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
     log('cancelling: finishing in-flight trials and removing their containers (Ctrl-C again to quit at once)');
@@ -148,15 +149,27 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
     ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
   });
-  const progress = emptyProgress();
   const display = createProgressDisplay(plannedRollouts - writer.completed.size, {
     enabled: options.progress,
     tty: process.stderr.isTTY === true,
     intervalS: options.progressInterval,
   });
-  const heartbeat = () => writeRunningMetadata(writer, metadata, { done: writer.completed.size + progress.done, total: plannedRollouts }, log);
+  // The results file is the sink: whole groups appended, metadata.json kept current on the driver's heartbeat.
+  const sink: RecordSink = {
+    existing: writer.existing,
+    writeGroup: (records) => writer.append(records),
+    heartbeat: (progress) =>
+      writeRunningMetadata(
+        writer,
+        metadata,
+        { done: progress.alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
+        log,
+      ),
+  };
+  let outcome: RunOutcome | undefined;
   try {
-    heartbeat();
+    // status "running" with this pid before the image builds, so a second --resume is refused from the start.
+    sink.heartbeat?.({ ...emptyProgress(writer.completed.size), total: plannedRollouts });
     const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
@@ -170,48 +183,30 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     log(
       `terminal: ${tasks.length} tasks x ${rolloutsPerExample} trials, agent ${agent.name} (${agent.model}), ${writer.completed.size} already done -> ${directory}`,
     );
-    const queue = new PQueue({ concurrency: options.concurrency });
-    const groups = tasks.map((task, index) => {
-      const indices = Array.from({ length: rolloutsPerExample }, (_, rollout) => rollout).filter(
-        (rollout) => !writer.completed.has(resultKey(task.name, rollout)),
-      );
-      const image = images[index]!;
-      if (image.image && indices.length > 0) pool.plan(task, image.image, indices.length);
-      return { task, image, indices, records: [] as ResultRecord[], earlier: writer.existing.filter((record) => record.example_id === task.name) };
+    const executor = trialExecutor({
+      docker,
+      pool,
+      agent,
+      tasks: new Map(tasks.map((task, index) => [task.name, { task, image: images[index]! }])),
+      directory,
+      timeoutMultiplier: settings.timeout_multiplier,
+      policy,
+      modelName: usesModel(agent.name) ? agent.model : null,
+      afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
     });
-    progress.total = groups.reduce((sum, group) => sum + group.indices.length, 0);
-    const runs = groups.flatMap((group) =>
-      group.indices.map((rolloutIndex) =>
-        queue.add(async () => {
-          if (controller.signal.aborted) return;
-          const record = await runOneTrial(group.task, group.image, rolloutIndex, {
-            docker,
-            pool,
-            agent,
-            directory,
-            settings,
-            policy,
-            abortSignal: controller.signal,
-            command,
-          });
-          if (!record) return;
-          group.records.push(record);
-          countRecord(progress, record);
-          display.update({ ...progress });
-          if (progress.errored > errorLimit && !controller.signal.aborted) {
-            stoppedByMaxErrors = true;
-            log(`stopping: ${progress.errored} trials errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); --resume redoes the rest`);
-            controller.abort();
-          }
-          if (group.records.length === group.indices.length) {
-            const members = [...group.earlier, ...group.records];
-            writer.append(group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...each, group: groupFieldFor(each, members) })));
-            heartbeat();
-          }
-        }),
-      ),
-    );
-    await Promise.allSettled(runs);
+    outcome = await runDriver({
+      task: TERMINAL_ENVIRONMENT,
+      examples: tasks.map(taskExample),
+      rolloutsPerExample,
+      concurrency: options.concurrency,
+      executor,
+      sink,
+      abortSignal: controller.signal,
+      maxErrors: maxErrorsLimit(options.maxErrors, plannedRollouts),
+      heartbeatMs: Math.max(1, options.progressInterval) * 1000,
+      onProgress: (progress) => display.update(progress),
+      log,
+    });
   } finally {
     display.stop();
     process.off('SIGINT', onSignal);
@@ -230,59 +225,9 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     startedAt,
     plannedRollouts,
     rolloutsPerExample,
-    cancelled: controller.signal.aborted && !stoppedByMaxErrors,
-    stoppedByMaxErrors,
+    cancelled: outcome.cancelled,
+    stoppedByMaxErrors: outcome.stoppedByMaxErrors,
   };
-}
-
-async function runOneTrial(
-  task: TerminalTask,
-  image: { image?: string; durationMs: number; error?: { code: string; message: string }; logPath?: string },
-  rolloutIndex: number,
-  run: {
-    docker: ReturnType<typeof openDockerConnection>['docker'];
-    pool: TrialContainerPool;
-    agent: TrialAgent;
-    directory: string;
-    settings: TerminalSettings;
-    policy: { forbidEgress: boolean };
-    abortSignal: AbortSignal;
-    command: RunCommand;
-  },
-): Promise<ResultRecord | undefined> {
-  const trialName = harborTrialName(task.name);
-  let trial;
-  try {
-    trial = await runTrial({
-      docker: run.docker,
-      pool: run.pool,
-      task,
-      image: image.image,
-      ...(image.error ? { imageError: { ...image.error, ...(image.logPath ? { logPath: image.logPath } : {}) } } : {}),
-      imageMs: image.durationMs,
-      agent: run.agent,
-      trialDirectory: join(run.directory, trialName),
-      timeoutMultiplier: run.settings.timeout_multiplier,
-      policy: run.policy,
-      rolloutIndex,
-      abortSignal: run.abortSignal,
-    });
-  } catch (error) {
-    if (CorralError.hasCode(error, 'ERR_ABORTED')) {
-      // Not recorded: --resume redoes it in a new folder, so this half-written one goes.
-      await rm(join(run.directory, trialName), { recursive: true, force: true });
-      return undefined;
-    }
-    throw error;
-  }
-  const modelName = usesModel(run.agent.name) ? run.agent.model : null;
-  await writeHarborTrial(
-    run.directory,
-    harborTrialInput(task, trial, { trialName, rolloutIndex, modelName, datasetName: 'terminal', timeoutMultiplier: run.settings.timeout_multiplier }),
-  );
-  const record = trialRecord(task, rolloutIndex, trial, { image: image.image ?? null, trialName });
-  await writeTrialTrajectory(record, trial.agentPhase.details, join(run.directory, trialName, 'agent'), run.agent.model);
-  return record;
 }
 
 /** A CLI rollout's ATIF trajectory.json in its trial's agent/ folder (Harbor's place), from the proxy's calls on the record. */
