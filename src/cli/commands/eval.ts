@@ -33,7 +33,7 @@ export function registerEvalCommand(program: Command): void {
     .exitOverride()
     .argument(
       '[env]',
-      'a built-in environment (wiki-search, python-code, terminal with --tasks), an installed environment package (`corral env install`), or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
+      'a built-in environment (wiki-search, python-code, terminal with --tasks), a Harbor / Terminal-Bench task folder or a folder of them (runs trials, as terminal --tasks does), an installed environment package (`corral env install`), or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
     )
     .option(
       '--agent <name>',
@@ -86,7 +86,7 @@ export function registerEvalCommand(program: Command): void {
             'corral eval terminal runs trials here, not through the queue: drop --queue (workers run MCP-episode environments)',
           );
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
-        const run = await runTerminalEvaluation(options, log);
+        const run = await runTerminalEvaluation(options, log, environmentArgument);
         process.exitCode = finish(run.directory, run.metadata, { ...run, log });
         if (options.samples) await writeRunSamples(run.directory, log);
         return;

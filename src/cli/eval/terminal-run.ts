@@ -9,6 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CorralError } from '../../core/errors.js';
+import { describeEnvironmentSource } from '../../environment-packages/environment-source.js';
+import { taskFolderAt } from '../../environment-packages/task-folder.js';
 import { isOwnerAlive } from '../../core/owner.js';
 import { corralCacheDirectory } from '../../core/cache-directory.js';
 import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
@@ -16,6 +18,7 @@ import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
 import { loadConfig } from '../../config/load-config.js';
 import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
+import { builtInEnvironments } from '../../runner/environments/index.js';
 import type { RecordSink } from '../../runner/run/record-sink.js';
 import { type RunOutcome, runDriver } from '../../runner/run/run-driver.js';
 import { emptyProgress } from '../../runner/run/run-progress.js';
@@ -72,10 +75,14 @@ export interface TerminalRunOutcome {
   stoppedByMaxErrors: boolean;
 }
 
-/** True when this invocation is a terminal run: `corral eval terminal`, or --resume of one. */
+/**
+ * True when this invocation is a terminal run: `corral eval terminal --tasks DIR`, `corral eval DIR` where DIR is a
+ * Harbor / Terminal-Bench task folder (or a folder of them), or --resume of either.
+ */
 export function isTerminalRun(environmentArgument: string | undefined, options: EvalOptions): boolean {
   if (environmentArgument === TERMINAL_ENVIRONMENT) return true;
-  if (environmentArgument !== undefined || !options.resume) return false;
+  if (environmentArgument !== undefined) return taskFolderArgument(environmentArgument) !== undefined;
+  if (!options.resume) return false;
   const path = join(resolve(options.resume), 'metadata.json');
   if (!existsSync(path)) return false;
   try {
@@ -85,8 +92,9 @@ export function isTerminalRun(environmentArgument: string | undefined, options: 
   }
 }
 
-export async function runTerminalEvaluation(options: EvalOptions, log: (line: string) => void): Promise<TerminalRunOutcome> {
-  const { command, settings, directory, previous } = resolveRun(options);
+/** `environmentArgument`: `terminal` (with --tasks), a task folder path, or undefined (--resume). */
+export async function runTerminalEvaluation(options: EvalOptions, log: (line: string) => void, environmentArgument?: string): Promise<TerminalRunOutcome> {
+  const { command, settings, directory, previous } = resolveRun(options, environmentArgument);
   // Like every run: never two writers on one run directory.
   if (previous) refuseActiveRun(previous, directory, log);
   const dataset = await loadTaskDataset(settings.tasks);
@@ -131,6 +139,7 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     terminal: settings,
     model_timeout_s: options.modelTimeout,
     model_retries: options.modelRetries,
+    env_source: describeEnvironmentSource({ kind: 'task-folder', path: settings.tasks }),
     max_errors: options.maxErrors ?? null,
     started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
     ...thisWriter(),
@@ -230,6 +239,9 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
   };
 }
 
+/** The task folder a `corral eval <path>` argument names (built-in names first), else undefined. */
+const taskFolderArgument = (argument: string) => taskFolderAt(argument, Object.keys(builtInEnvironments));
+
 /** A CLI rollout's ATIF trajectory.json in its trial's agent/ folder (Harbor's place), from the proxy's calls on the record. */
 async function writeTrialTrajectory(record: ResultRecord, details: Record<string, unknown>, agentDirectory: string, model: string): Promise<void> {
   const cli = details['cli'] as { name: string; version: string } | undefined;
@@ -303,8 +315,11 @@ async function trialAgentFor(command: RunCommand, options: EvalOptions, log: (li
 }
 
 /** The run's command and terminal settings: from the flags, or (--resume) from metadata.json, which flags may not contradict. */
-function resolveRun(options: EvalOptions): { command: RunCommand; settings: TerminalSettings; directory: string; previous: Record<string, unknown> | null } {
-  const flags = terminalFlags(options);
+function resolveRun(
+  options: EvalOptions,
+  environmentArgument: string | undefined,
+): { command: RunCommand; settings: TerminalSettings; directory: string; previous: Record<string, unknown> | null } {
+  const flags = terminalFlags(options, environmentArgument);
   if (options.resume) {
     if (options.out) throw new CorralError('CFG_ERR_INVALID', '--resume DIR continues the run in DIR; drop --out');
     const directory = resolve(options.resume);
@@ -356,9 +371,16 @@ function resolveRun(options: EvalOptions): { command: RunCommand; settings: Term
   return { command, settings, directory, previous: null };
 }
 
-/** The terminal flags ride on EvalOptions' passthrough; checked here. */
-function terminalFlags(options: EvalOptions): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
+/** The terminal flags ride on EvalOptions' passthrough; checked here. A task folder argument is --tasks. */
+function terminalFlags(
+  options: EvalOptions,
+  environmentArgument: string | undefined,
+): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
   const raw = options as Record<string, unknown>;
+  const folder = environmentArgument === undefined ? undefined : taskFolderArgument(environmentArgument);
+  if (folder !== undefined && typeof raw['tasks'] === 'string' && resolve(raw['tasks']) !== folder)
+    throw new CorralError('CFG_ERR_INVALID', `corral eval ${environmentArgument} already names the tasks; drop --tasks ${raw['tasks']}`);
+  if (folder !== undefined) return { ...terminalFlags(options, undefined), tasks: folder };
   const multiplier = raw['timeoutMultiplier'] === undefined ? undefined : Number(raw['timeoutMultiplier']);
   if (multiplier !== undefined && !(Number.isFinite(multiplier) && multiplier > 0))
     throw new CorralError('CFG_ERR_INVALID', `--timeout-multiplier must be a positive number, got ${String(raw['timeoutMultiplier'])}`);
