@@ -21,7 +21,7 @@ import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenReq
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
-import { refuseActiveRun } from './run-liveness.js';
+import { refuseActiveRun } from './refuse-active-run.js';
 
 export interface PreparedRun {
   command: RunCommand;

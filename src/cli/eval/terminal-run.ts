@@ -51,7 +51,8 @@ import { createProgressDisplay } from './progress-display.js';
 import { writeRunningMetadata } from './run-metadata.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
-import { refuseActiveRun, thisWriter } from './run-liveness.js';
+import { refuseActiveRun } from './refuse-active-run.js';
+import { thisWriter } from './run-liveness.js';
 import { terminalOpenAIAgent } from './terminal-openai-agent.js';
 
 export const TERMINAL_AGENTS = ['oracle', 'nop', 'openai', ...CLI_AGENT_NAMES] as const;
