@@ -68,8 +68,9 @@ export default tseslint.config(
   layer(['src/mcp/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
   layer(['src/http/**'], ['**/runner/**', '**/cli/**', '**/sandbox/docker/**', '**/sandbox/process/**', '**/sandbox/isolate/**']),
   layer(['src/runner/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**']),
-  // The environment contract names the restricted sandbox session its hooks and tools receive (sandbox/session.ts), nothing else of sandbox/.
-  layer(['src/runner/contract/**'], ['**/tools/**', '**/mcp/**', '**/http/**', '**/sandbox/*/**', '**/sandbox/registry*', '**/sandbox/pool*', '**/cli/**']),
+  // The environment contract names the restricted sandbox session its hooks and tools receive (sandbox/session.ts), nothing else of sandbox/,
+  // and re-exports the one tool contract (tools/, not the built-in tools in its subfolders).
+  layer(['src/runner/contract/**'], ['**/tools/*/**', '**/mcp/**', '**/http/**', '**/sandbox/*/**', '**/sandbox/registry*', '**/sandbox/pool*', '**/cli/**']),
   layer(['src/conformance/**'], ['**/http/**', '**/runner/**', '**/cli/**', '**/sandbox/**', '**/testing/**']),
   layer(['src/testing/**'], ['**/mcp/**', '**/http/**', '**/sandbox/**', '**/cli/**', '**/conformance/**']),
 );

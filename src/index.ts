@@ -1,37 +1,12 @@
-// The public seam: named exports only (no star re-exports), so what we promise is explicit.
+// `corral`: what an environment author writes with (STYLE principle 23). Named exports only (no star re-exports), so
+// what we promise is explicit. Hosts that embed corral's server, runner or sandboxes import `corral/server` and
+// `corral/sandbox` (src/server-api.ts, src/sandbox-api.ts); fakes for tests are `corral/testing`.
 export { CorralError, ERROR_CODES } from './core/errors.js';
 export type { ErrorAudience, ErrorCode } from './core/errors.js';
-export { loadConfig } from './config/load-config.js';
-export type { CorralConfig } from './config/load-config.js';
-export { parseSandboxSpec, specHash, BACKEND_NAMES } from './sandbox/spec.js';
-export type { BackendName, SandboxSpec, SandboxSpecInput } from './sandbox/spec.js';
-export type {
-  Capability,
-  CallOptions,
-  ExecOptions,
-  ExecResult,
-  PythonOptions,
-  PythonResult,
-  JavascriptOptions,
-  JavascriptResult,
-  SandboxFiles,
-  SandboxSession,
-} from './sandbox/session.js';
-export type { SandboxProvider, SandboxHandle, Availability, ResetReport } from './sandbox/provider.js';
-export type { Lease } from './sandbox/lease.js';
-export { SandboxPool } from './sandbox/pool/sandbox-pool.js';
-export type { PoolOptions } from './sandbox/pool/pool-options.js';
-export { loadProvider } from './sandbox/registry.js';
-export { buildServer } from './http/build-server.js';
-export { createToolServer } from './mcp/create-tool-server.js';
-export { buildToolCatalog } from './mcp/tool-catalog.js';
-export { assembleToolServer } from './mcp/tool-server-assembly.js';
-export type { ToolServerAssembly, ToolServerAssemblyOptions } from './mcp/tool-server-assembly.js';
-export { poolSandboxSource } from './mcp/sandbox-source.js';
 // corral's own zod, so an environment's schemas need no zod install and are the instances corral validates with.
 export { z } from 'zod';
-export type { ToolDefinition, ToolContext, ToolResult } from './tools/tool-definition.js';
-export { WikiIndex } from './wiki-search/wiki-index.js';
+
+// The environment: defineEnvironment infers State from state() and Args from argsSchema (docs/environments.md).
 export { defineEnvironment, TOOLSET_NAMES } from './runner/contract/environment.js';
 export type {
   DatasetOptions,
@@ -43,42 +18,38 @@ export type {
   ExampleSandbox,
   ToolsetName,
 } from './runner/contract/environment.js';
-// The one way to write an environment's own tool; it adapts into ToolDefinition (the built-in tools' contract) when served.
-export { defineTool } from './runner/contract/environment-tool.js';
-export type { EnvironmentTool, EnvironmentToolContext, EnvironmentToolHints, EnvironmentToolReply } from './runner/contract/environment-tool.js';
-export type { EnvironmentSandbox, RolloutContext } from './runner/contract/rollout-context.js';
-export { bindEnvironmentArgs, defineEnvironmentFactory, environmentArgsJsonSchema, isEnvironmentFactory } from './runner/contract/environment-args.js';
+export { defineEnvironmentFactory } from './runner/contract/environment-args.js';
 export type { EnvironmentDefinition, EnvironmentFactory, EnvironmentFactoryInput } from './runner/contract/environment-args.js';
+// The one way to write an environment's own tool.
+export { defineTool } from './runner/contract/environment-tool.js';
+export type { ToolAnnotations, ToolContext, ToolDefinition, ToolReply } from './runner/contract/environment-tool.js';
+export type { EnvironmentSandbox, RolloutContext } from './runner/contract/rollout-context.js';
+
+// Answers, stopping and scoring.
 export type { AnswerParser } from './runner/contract/answer-parser.js';
 export { stripThinking, lastCodeBlock, xmlTag, jsonAnswer } from './runner/parsers/index.js';
 export type { StopContext, StopPredicate } from './runner/contract/stop-predicate.js';
 export { toolCalled, answerParses, stateSays, anyOf } from './runner/stopping/stop-predicates.js';
-export type { EnvironmentRollout, EnvironmentRolloutFactory, EnvironmentScore } from './runner/contract/environment-rollout.js';
 export type { Rubric, RubricFunction, RubricInput } from './runner/rubrics/rubric.js';
+export { exactMatchRubric, tokenF1Rubric } from './runner/rubrics/question-answer-rubric.js';
+export { exactMatch, tokenF1 } from './runner/rubrics/squad-answer-match.js';
+export { llmJudge } from './runner/rubrics/llm-judge.js';
+export type { LlmJudgeOptions } from './runner/rubrics/llm-judge.js';
+export { testsPassRubric } from './runner/rubrics/tests-pass-rubric.js';
+export type { TestsPassOptions } from './runner/rubrics/tests-pass-rubric.js';
+export { toolCallCountMetric, turnCountMetric } from './runner/rubrics/trajectory-metrics.js';
+export type { Trajectory } from './runner/trajectory/trajectory.js';
+export type { ChatMessage, ToolCallRequest, TurnTokens } from './runner/trajectory/messages.js';
+
+// Agents an environment ships for its CI: `export const agents = { reference: defineAgent({ name, run }) }`, or
+// its own class implementing Agent, or a ScriptedAgent with its tool calls given up front.
 export type { Agent, AgentRunInput } from './runner/agents/agent.js';
-// Model-free agents for an environment's CI: `export const agents = { reference: defineAgent({ name, run }) }`.
 export { defineAgent } from './runner/contract/define-agent.js';
 export type { ModelFreeAgentContext, ModelFreeAgentDefinition } from './runner/contract/define-agent.js';
 export type { ToolInfo, ToolOutcome } from './runner/contract/tool-access.js';
-export { OpenAIAgent } from './runner/agents/openai/openai-agent.js';
 export { ScriptedAgent } from './runner/agents/scripted/scripted-agent.js';
-export { openMcpToolSession } from './runner/contract/mcp-tool-session.js';
-export { runEvaluation } from './runner/scheduler/run-evaluation.js';
+
+// What a run writes, and the training samples a trainer builds from it (docs/training.md).
 export type { ResultRecord } from './runner/trajectory/result-record.js';
-// Training samples (docs/training.md): the one builder from a result record, and its wire shape.
 export { buildSamples } from './runner/samples/build-samples.js';
 export type { TrainingSample, RolloutSamples, SampleMissingReason } from './runner/samples/training-sample.js';
-export type { TurnTokens } from './runner/trajectory/messages.js';
-// The recording model proxy CLI agents speak to (four dialects in, Chat Completions upstream, every call recorded).
-export { startModelProxy } from './model-proxy/model-proxy.js';
-export type { ModelProxy, ModelProxyOptions } from './model-proxy/model-proxy.js';
-export type { ProxyRollout, ProxyRolloutOptions } from './model-proxy/proxy-rollout.js';
-export type { ModelCall } from './model-proxy/model-call.js';
-export type { UpstreamOptions } from './model-proxy/upstream-client.js';
-// ATIF v1.7 trajectories (docs/results.md): the strict model, the validator, the converter from a result record.
-export { ATIF_SCHEMA_VERSION, atifTrajectorySchema } from './export/atif-schema.js';
-export type { AtifTrajectory, AtifStep, AtifToolCall, AtifMetrics } from './export/atif-schema.js';
-export { validateAtif, assertValidAtif } from './export/atif-validate.js';
-export type { AtifValidation } from './export/atif-validate.js';
-export { toAtif } from './export/atif-from-record.js';
-export type { ToAtifOptions } from './export/atif-from-record.js';

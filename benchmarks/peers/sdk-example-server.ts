@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, createServer } from 'node:http';
 import { NodeStreamableHTTPServerTransport, localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/node';
 import { McpServer, isInitializeRequest } from '@modelcontextprotocol/server';
+import { invokeTool } from '../../src/tools/invoke-tool.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { type ListeningServer, originOf } from './listening-server.js';
 
@@ -16,7 +17,7 @@ export const SDK_EXAMPLE_PATH = '/mcp';
 function buildMcpServer(tool: ToolDefinition): McpServer {
   const server = new McpServer({ name: 'sdk-example-peer', version: '1.0.0' });
   server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }, async (args, context) => {
-    const result = await tool.handler(args, { abortSignal: context.mcpReq.signal });
+    const result = await invokeTool(tool, args, { abortSignal: context.mcpReq.signal });
     return { content: [{ type: 'text', text: result.text }], structuredContent: result.structuredContent as Record<string, unknown> };
   });
   return server;

@@ -9,7 +9,7 @@
  *
  *   corral eval ./examples/bugfix/index.ts --agent fixer --env-args '{"count":2}'
  */
-import { answerParses, defineEnvironment, defineTool, lastCodeBlock, z, type EnvironmentSandbox, type RubricInput } from 'corral';
+import { answerParses, defineEnvironment, defineTool, lastCodeBlock, z, type EnvironmentSandbox, type ToolContext, type RubricInput } from 'corral';
 import { bugfixAgents } from './agents.js';
 import { BUG_COUNT, bugStream } from './tasks.js';
 
@@ -49,7 +49,7 @@ const runChecksTool = defineTool({
   inputSchema: z.object({}),
   outputSchema: z.object({ passed: z.boolean(), output: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async execute(_input, { sandbox, state, abortSignal }: { sandbox: EnvironmentSandbox; state: BugfixState; abortSignal: AbortSignal }) {
+  async execute(_input, { sandbox, state, abortSignal }: ToolContext<BugfixState>) {
     state.checkRuns++;
     const result = await runChecks(sandbox, abortSignal);
     return { text: result.passed ? 'PASS' : `FAIL\n${result.output}`, structuredContent: result };
@@ -92,7 +92,7 @@ export default defineEnvironment({
   stopWhen: answerParses(),
   rubric: [
     { name: 'checks_pass', weight: 1, score: fixedModulePasses },
-    { name: 'check_runs', weight: 0, score: ({ state }) => (state as BugfixState).checkRuns },
+    { name: 'check_runs', weight: 0, score: ({ state }) => state.checkRuns },
   ],
   systemPrompt: 'You fix bugs in Python modules. Read the module with read_file, run the checker with run_checks, then reply with the fixed module.',
   maxTurns: 6,

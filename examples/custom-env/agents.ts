@@ -4,8 +4,7 @@
  * reward 1.0: anything less points at the sandbox, the tools or the rubric); `guess` answers '0' without any tool
  * (expect 0.0: a rubric that rewards it is broken). Together they bracket the rubric.
  */
-import type { Agent, AgentRunInput } from '../../src/runner/agents/agent.js';
-import type { ToolCallRequest } from '../../src/runner/trajectory/messages.js';
+import type { Agent, AgentRunInput, ToolCallRequest } from 'corral';
 
 export class ReferenceSolver implements Agent {
   readonly name = 'reference';

@@ -3,8 +3,7 @@
  * Run it with a model:   corral eval ./examples/custom-env/index.ts --model M --base-url http://host:8000/v1
  * or without one:        corral eval ./examples/custom-env/index.ts --agent reference
  */
-import { defineEnvironment } from '../../src/runner/contract/environment.js';
-import type { RubricFunction } from '../../src/runner/rubrics/rubric.js';
+import { defineEnvironment, type RubricFunction } from 'corral';
 import { Guesser, ReferenceSolver } from './agents.js';
 import { puzzleExamples } from './puzzles.js';
 

@@ -3,7 +3,7 @@
  * this example (answers checked with Python 3.11). `info.solution` is reference code that prints the answer; the
  * model never sees it, and the `reference` agent runs it to prove the tools and the rubric work end to end.
  */
-import type { Example } from '../../src/runner/contract/environment.js';
+import type { Example } from 'corral';
 
 interface Puzzle {
   id: string;

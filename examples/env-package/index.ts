@@ -8,7 +8,7 @@
  * - unlock: the environment's own tool; it reads the sandbox file and counts attempts in the per-rollout state;
  * - the rubric rewards an unlocked vault and records the attempts (weight 0).
  */
-import { defineEnvironment, defineTool, z } from 'corral';
+import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 export { agents } from './agents.js';
 
@@ -36,8 +36,8 @@ const unlock = defineTool({
   description: 'Try to open the vault with a word. Returns "unlocked" when the word is the secret, else "wrong word".',
   inputSchema: z.object({ word: z.string().min(1).describe('the word to try') }),
   annotations: { readOnlyHint: false, idempotentHint: false },
-  async execute({ word }, { state, sandbox }) {
-    const vault = state as VaultState;
+  // The context's type names the environment's State; defineEnvironment refuses this tool for another state type.
+  async execute({ word }, { state: vault, sandbox }: ToolContext<VaultState, VaultArgs>) {
     vault.attempts += 1;
     const secret = await sandbox.files.read({ path: SECRET_PATH });
     if (secret === null) return { text: 'the vault has no secret (setup did not run?)', isError: true };
@@ -54,7 +54,7 @@ export default defineEnvironment({
   argsSchema,
   systemPrompt: `A secret word is written in the file ${SECRET_PATH} of your workspace. Read it, then call unlock with it.`,
   dataset: ({ envArgs }) => {
-    const { words, prefix } = envArgs as VaultArgs;
+    const { words, prefix } = envArgs;
     return Array.from({ length: words }, (_, index) => ({ id: `vault-${index}`, prompt: 'Open the vault.', answer: `${prefix}-${index}` }));
   },
   state: (): VaultState => ({ attempts: 0, unlocked: false }),
@@ -62,8 +62,8 @@ export default defineEnvironment({
     await sandbox.files.write({ path: SECRET_PATH, content: `${String(example.answer)}\n`, createParents: true });
   },
   rubric: [
-    { name: 'unlocked', weight: 1, score: ({ state }) => ((state as VaultState).unlocked ? 1 : 0) },
-    { name: 'attempts', weight: 0, score: ({ state }) => (state as VaultState).attempts },
+    { name: 'unlocked', weight: 1, score: ({ state }) => (state.unlocked ? 1 : 0) },
+    { name: 'attempts', weight: 0, score: ({ state }) => state.attempts },
   ],
   maxTurns: 4,
 });

@@ -5,7 +5,7 @@
  *
  *   corral serve --env examples/train-grpo/env.ts     # then: /usr/bin/python3 examples/train-grpo/train.py
  */
-import { defineEnvironment, defineTool, z } from 'corral';
+import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 interface BoxState {
   opens: number;
@@ -25,7 +25,7 @@ const openBox = defineTool({
   inputSchema: z.object({}),
   outputSchema: z.object({ key: z.string() }),
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
-  execute(_input, { state, example }: { state: BoxState; example: { answer?: unknown } }) {
+  execute(_input, { state, example }: ToolContext<BoxState>) {
     state.opens += 1;
     const key = String(example.answer);
     return { text: key, structuredContent: { key } };
@@ -41,11 +41,11 @@ export default defineEnvironment({
   // Opening once is worth a little, the key after it the rest. Opening again earns nothing: a policy that only
   // learned to call the tool is pushed on to answer.
   rubric: [
-    { name: 'opened_once', weight: 0.25, score: ({ state }) => ((state as BoxState).opens === 1 ? 1 : 0) },
+    { name: 'opened_once', weight: 0.25, score: ({ state }) => (state.opens === 1 ? 1 : 0) },
     {
       name: 'key',
       weight: 0.75,
-      score: ({ state, example, trajectory }) => ((state as BoxState).opens === 1 && (trajectory.answer ?? '').trim() === String(example.answer) ? 1 : 0),
+      score: ({ state, example, trajectory }) => (state.opens === 1 && (trajectory.answer ?? '').trim() === String(example.answer) ? 1 : 0),
     },
   ],
   systemPrompt: 'Open the box, then answer with its key.',

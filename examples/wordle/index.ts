@@ -4,7 +4,7 @@
  *
  *   corral eval ./examples/wordle/index.ts --agent solver --env-args '{"difficulty":"hard","words":4}'
  */
-import { defineEnvironment, defineTool, stateSays, z } from 'corral';
+import { defineEnvironment, defineTool, stateSays, z, type ToolContext } from 'corral';
 import { solverAgents } from './agents.js';
 import { ALLOWED, WORDS, feedback } from './words.js';
 
@@ -27,7 +27,8 @@ const guess = defineTool({
   inputSchema: z.object({ word: z.string().describe('a five-letter lowercase word') }),
   outputSchema: z.object({ marks: z.string(), solved: z.boolean(), guessesLeft: z.number() }),
   annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
-  execute({ word }, { state, example }: { state: WordleState; example: { answer?: unknown } }) {
+  // Written outside defineEnvironment, the tool names the state it works on; defineEnvironment checks it is the environment's.
+  execute({ word }, { state, example }: ToolContext<WordleState>) {
     const candidate = word.trim().toLowerCase();
     // Thrown errors reach the model as an isError result: it reads them and tries again.
     if (state.solved) throw new Error('already solved');
@@ -57,10 +58,10 @@ export default defineEnvironment({
     })),
   state: (): WordleState => ({ guesses: [], solved: false }),
   // The agent needs no final message: the rollout ends when the word is solved.
-  stopWhen: stateSays((state: WordleState) => state.solved),
+  stopWhen: stateSays((state) => state.solved),
   rubric: [
-    { name: 'solved', weight: 1, score: ({ state }) => ((state as WordleState).solved ? 1 : 0) },
-    { name: 'guesses', weight: 0, score: ({ state }) => (state as WordleState).guesses.length },
+    { name: 'solved', weight: 1, score: ({ state }) => (state.solved ? 1 : 0) },
+    { name: 'guesses', weight: 0, score: ({ state }) => state.guesses.length },
   ],
   systemPrompt: 'You play Wordle with the guess tool. Think about which letters the feedback rules out before each guess.',
   maxTurns: 8,

@@ -1,6 +1,6 @@
 import type { CliAgentDefinition, CliMcpServer } from './cli-agent.js';
 import { stateEnvironment } from './cli-state.js';
-import { tomlInlineTable, tomlKey, tomlString, tomlStringArray } from './toml-values.js';
+import { stringify as stringifyToml } from 'smol-toml';
 
 /** The variable codex reads the key from (config env_key), so the key never lands in config.toml. */
 const API_KEY_VARIABLE = 'CORRAL_MODEL_API_KEY';
@@ -22,26 +22,18 @@ export const CODEX: CliAgentDefinition = {
   invocation(instruction, settings) {
     const state = stateEnvironment(settings);
     const codexHome = `${settings.stateDirectory}/codex`;
-    const lines = [
-      `model = ${tomlString(settings.endpoint.model)}`,
-      'model_provider = "corral"',
-      'web_search = "disabled"',
-      '',
-      '[features]',
-      'plugins = false',
-      '',
-      '[analytics]',
-      'enabled = false',
-      '',
-      '[model_providers.corral]',
-      'name = "corral"',
-      `base_url = ${tomlString(settings.endpoint.baseUrl)}`,
-      `env_key = ${tomlString(API_KEY_VARIABLE)}`,
-      'wire_api = "responses"',
-      ...settings.mcpServers.flatMap((server) => ['', `[mcp_servers.${tomlKey(server.name)}]`, ...mcpServerLines(server)]),
-    ];
+    // smol-toml does the quoting: TOML's escapes differ from JSON's (DEL, lone surrogates), and names may hold dots.
+    const config = {
+      model: settings.endpoint.model,
+      model_provider: 'corral',
+      web_search: 'disabled',
+      features: { plugins: false },
+      analytics: { enabled: false },
+      model_providers: { corral: { name: 'corral', base_url: settings.endpoint.baseUrl, env_key: API_KEY_VARIABLE, wire_api: 'responses' } },
+      mcp_servers: Object.fromEntries(settings.mcpServers.map((server) => [server.name, mcpServerTable(server)])),
+    };
     return {
-      files: [{ path: `${codexHome}/config.toml`, content: `${lines.join('\n')}\n` }],
+      files: [{ path: `${codexHome}/config.toml`, content: stringifyToml(config) }],
       env: { ...state, CODEX_HOME: codexHome, [API_KEY_VARIABLE]: settings.endpoint.apiKey },
       // Codex's own bwrap sandbox cannot start inside a container; corral's sandbox is the boundary.
       arguments: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', instruction],
@@ -51,7 +43,7 @@ export const CODEX: CliAgentDefinition = {
   },
 };
 
-function mcpServerLines(server: CliMcpServer): string[] {
-  if (server.transport === 'http') return [`url = ${tomlString(server.url)}`, ...(server.headers ? [`http_headers = ${tomlInlineTable(server.headers)}`] : [])];
-  return [`command = ${tomlString(server.command)}`, `args = ${tomlStringArray(server.args)}`, ...(server.env ? [`env = ${tomlInlineTable(server.env)}`] : [])];
+function mcpServerTable(server: CliMcpServer): Record<string, unknown> {
+  if (server.transport === 'http') return { url: server.url, ...(server.headers ? { http_headers: server.headers } : {}) };
+  return { command: server.command, args: server.args, ...(server.env ? { env: server.env } : {}) };
 }

@@ -1,13 +1,16 @@
 /**
- * Builds one MCP server from ToolDefinitions. McpServer.registerTool supplies tools/list (JSON schemas,
- * annotations, output schemas); tools/call is ours, because McpServer turns *every* thrown error into an
- * isError result, and infrastructure faults must reach the client as JSON-RPC errors instead (STYLE 9).
- * Sandboxes come from `sandboxSource`, leased lazily on the first call of a tool that needs one.
+ * Builds one MCP server from ToolDefinitions (built-in and environment tools alike). McpServer.registerTool supplies
+ * tools/list (JSON schemas, annotations, output schemas); tools/call is ours, because McpServer turns *every* thrown
+ * error into an isError result, and infrastructure faults must reach the client as JSON-RPC errors instead (STYLE 9).
+ * Each call's context gets the sandbox of its tool's capability from `sandboxSource`, leased lazily on first use,
+ * and the call's scope (example, state, envArgs) from `scope`.
  */
 import { type CallToolResult, McpServer, ProtocolError, ProtocolErrorCode, type RegisteredTool } from '@modelcontextprotocol/server';
 import { CorralError } from '../core/errors.js';
 import type { SandboxSession } from '../sandbox/session.js';
-import { TOOL_SCHEMA_VERSION, type ToolDefinition } from '../tools/tool-definition.js';
+import { TOOL_SCHEMA_VERSION, type ToolDefinition, servedAnnotations } from '../tools/tool-definition.js';
+import { lazyToolSandbox } from '../tools/tool-sandbox.js';
+import type { ToolScope } from '../tools/tool-scope.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import { wireStructuredContent } from '../tools/tool-result.js';
 import type { ToolSandboxes } from './lazy-sandboxes.js';
@@ -33,6 +36,8 @@ export const TOOL_SCHEMA_VERSION_META_KEY = 'dev.corral/tool-schema-version';
 export interface CreateToolServerOptions {
   tools: readonly ToolDefinition[];
   sandboxSource: ToolSandboxes;
+  /** The scope of each call (a rollout's example, state and envArgs), asked per call; default: unscoped. */
+  scope?: () => ToolScope<unknown, unknown>;
   observer?: ToolCallObserver;
   /** Shown to clients at initialize; say what the environment is for. */
   instructions?: string;
@@ -49,7 +54,7 @@ export interface CreateToolServerOptions {
  * the file tools answer in milliseconds and stay synchronous.
  */
 export function taskSupportOf(tool: ToolDefinition): TaskSupport {
-  return tool.sandboxCapability === 'exec' || tool.sandboxCapability === 'python' || tool.sandboxCapability === 'javascript' ? 'optional' : 'forbidden';
+  return tool.capability === 'exec' || tool.capability === 'python' || tool.capability === 'javascript' ? 'optional' : 'forbidden';
 }
 
 /** A task-supporting call that ends this soon is answered directly (the SEP's immediate-result shortcut): no task to poll for an `ls`. */
@@ -83,11 +88,11 @@ export function buildToolServer(options: CreateToolServerOptions): {
       server.registerTool(
         tool.name,
         {
-          title: tool.title,
+          title: tool.title ?? tool.name,
           description: tool.description,
           inputSchema: tool.inputSchema,
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-          annotations: { title: tool.title, ...tool.annotations },
+          annotations: { title: tool.title ?? tool.name, ...servedAnnotations(tool) },
           _meta: { [TOOL_SCHEMA_VERSION_META_KEY]: TOOL_SCHEMA_VERSION },
         },
         // Never runs: the tools/call handler below replaces McpServer's dispatcher.
@@ -118,12 +123,11 @@ export function buildToolServer(options: CreateToolServerOptions): {
     const endCall = options.onCallStart?.();
     const startedAt = performance.now();
     try {
-      const kind = sandboxKindFor(tool.sandboxCapability);
+      const kind = sandboxKindFor(tool.capability);
       let session: SandboxSession | undefined;
-      const result = await invokeTool(tool, params.arguments, {
-        abortSignal,
-        openSession: async () => (session = await options.sandboxSource.session(kind, { abortSignal })),
-      });
+      // Leased with the call's own signal, whatever the tool passes: a cancelled call stops waiting for the pool.
+      const sandbox = lazyToolSandbox(async () => (session = await options.sandboxSource.session(kind, { abortSignal })));
+      const result = await invokeTool(tool, params.arguments, { abortSignal, sandbox, ...(options.scope ? { scope: options.scope } : {}) });
       const errorCode = result.isError ? (result.error?.code ?? errorCodeOfResult(result.structuredContent)) : undefined;
       const structuredContent = wireStructuredContent(result, tool.outputSchema !== undefined);
       if (errorCode === 'SBX_ERR_TIMEOUT' && session) await failIfUnresponsive(options.sandboxSource, kind, session, tool.name);

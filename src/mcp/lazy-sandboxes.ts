@@ -9,6 +9,7 @@ import { raceAbort } from '../core/abort.js';
 import { CorralError } from '../core/errors.js';
 import type { Lease } from '../sandbox/lease.js';
 import type { SandboxSession } from '../sandbox/session.js';
+import { type ToolSandbox, lazyToolSandbox } from '../tools/tool-sandbox.js';
 import type { SandboxKind, SandboxSource } from './sandbox-source.js';
 
 /** What a tool server needs from its handle: a session of a kind, leased on demand. */
@@ -20,6 +21,14 @@ export interface ToolSandboxes {
    * when the sandbox is unresponsive (or was already retired for that reason).
    */
   retireIfUnresponsive?(kind: SandboxKind, session: SandboxSession): Promise<boolean>;
+}
+
+/**
+ * The sandbox of one kind as the tool contract's ToolSandbox, leased on its first method call: what an environment's
+ * hooks see ('general', the same sandbox the rollout's tools use).
+ */
+export function toolSandboxOf(sandboxes: ToolSandboxes, kind: SandboxKind): ToolSandbox {
+  return lazyToolSandbox((options) => sandboxes.session(kind, options.abortSignal ? { abortSignal: options.abortSignal } : {}));
 }
 
 /** A paused or frozen agent never answers; a busy one answers a ping in milliseconds. */

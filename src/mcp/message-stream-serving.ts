@@ -12,7 +12,7 @@ import type { ToolCallObserver } from './tool-call-observer.js';
 import { type SandboxBinding, assembleToolServer } from './tool-server-assembly.js';
 
 export interface MessageStreamOptions {
-  entry: Pick<ToolCatalogEntry, 'tools' | 'toolsFor' | 'instructions' | 'extendServer'>;
+  entry: Pick<ToolCatalogEntry, 'tools' | 'scopeFor' | 'instructions' | 'extendServer'>;
   /** A source: the stream leases its own sandboxes and close() releases them. Shared: a handle's, left alone. */
   sandboxes: SandboxBinding;
   observer?: ToolCallObserver | undefined;
@@ -39,7 +39,7 @@ export function serveMessageStream(options: MessageStreamOptions): ServedMessage
   const assemble = () =>
     assembleToolServer({
       tools: entry.tools,
-      toolsFor: entry.toolsFor,
+      scopeFor: entry.scopeFor,
       instructions: entry.instructions,
       extendServer: entry.extendServer,
       observer,

@@ -6,6 +6,7 @@
  */
 import type { McpServer, ServerEventBus } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { ToolScope } from '../tools/tool-scope.js';
 import type { LazySandboxes } from './lazy-sandboxes.js';
 import type { ServerTasks } from './task-extension.js';
 import type { WikiLookup } from '../tools/wiki/wiki-lookup.js';
@@ -20,13 +21,14 @@ export type ServedEntryName = CatalogEntryName | typeof CONFORMANCE_ENTRY_NAME;
 export interface ToolCatalogEntry {
   /** A catalog entry name, or the name of an environment `corral serve --env` serves. */
   readonly name: string;
-  /** What tools/list shows; the tools every server of this entry runs unless `toolsFor` is given. */
+  /** What tools/list shows and every server of this entry runs. */
   readonly tools: readonly ToolDefinition[];
   /**
-   * The same tools bound to one set of sandboxes (an environment's own tools keep per-session state, keyed by the
-   * set, so every server built over one handle or session sees the same state). Given, servers use these.
+   * The scope of calls made over one set of sandboxes (an environment's tools keep per-session state, keyed by the
+   * set, so every server built over one handle or session sees the same state). Asked per call; may throw a
+   * model-audience error (state() reading an absent example), reported as that call's result. Default: unscoped.
    */
-  readonly toolsFor?: (sandboxes: LazySandboxes) => readonly ToolDefinition[];
+  readonly scopeFor?: (sandboxes: LazySandboxes) => ToolScope<unknown, unknown>;
   /** Sent to clients at initialize. */
   readonly instructions: string;
   /**
@@ -42,10 +44,10 @@ export interface ToolCatalogEntry {
   readonly changeEvents?: ServerEventBus;
   /**
    * Present when an operator can replace this entry's tools while it is served (a `corral serve --env` module
-   * reloaded on SIGHUP): `tools` and `toolsFor` then always answer the current definition, and a swap is published
+   * reloaded on SIGHUP): `tools` and `scopeFor` then always answer the current definition, and a swap is published
    * as tools_list_changed on `changeEvents`, which long-lived servers of the entry follow (their clients are told).
    */
-  readonly reloads?: { readonly current: (sandboxes: LazySandboxes) => readonly ToolDefinition[] };
+  readonly reloads?: { readonly current: () => readonly ToolDefinition[] };
 }
 
 /** What an entry's extra registrations may use of the server they extend. */

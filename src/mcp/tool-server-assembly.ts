@@ -5,6 +5,7 @@
  */
 import type { CallToolResult, McpServer, ServerEventBus } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { ToolScope } from '../tools/tool-scope.js';
 import { buildToolServer } from './create-tool-server.js';
 import { type JsonRpcErrorBody, jsonRpcFaultBody } from './json-rpc-errors.js';
 import { LazySandboxes } from './lazy-sandboxes.js';
@@ -33,8 +34,8 @@ export type SandboxBinding = { source: SandboxSource; env?: Readonly<Record<stri
 
 export interface ToolServerAssemblyOptions {
   tools: readonly ToolDefinition[];
-  /** Tools bound to this server's sandbox set (ToolCatalogEntry.toolsFor); given, they replace `tools`. */
-  toolsFor?: ((sandboxes: LazySandboxes) => readonly ToolDefinition[]) | undefined;
+  /** The scope of each call over this server's sandbox set (ToolCatalogEntry.scopeFor); default: unscoped. */
+  scopeFor?: ((sandboxes: LazySandboxes) => ToolScope<unknown, unknown>) | undefined;
   sandboxes: SandboxBinding;
   observer?: ToolCallObserver | undefined;
   /** Shown to clients at initialize. */
@@ -48,7 +49,7 @@ export interface ToolServerAssemblyOptions {
    * `follow` is for long-lived servers (a 2025 session, a handle's fast path): on each tools_list_changed published
    * on `events` they take the entry's current tools and tell their client. Per-request servers are built afresh.
    */
-  reloads?: { events: ServerEventBus; current(sandboxes: LazySandboxes): readonly ToolDefinition[]; follow: boolean } | undefined;
+  reloads?: { events: ServerEventBus; current(): readonly ToolDefinition[]; follow: boolean } | undefined;
 }
 
 export interface ToolServerAssembly {
@@ -73,9 +74,11 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
       void ended.finally(() => runningTasks.delete(ended));
     },
   };
+  const scopeFor = options.scopeFor;
   const { server, callTool, replaceTools } = buildToolServer({
-    tools: options.toolsFor ? options.toolsFor(sandboxes) : options.tools,
+    tools: options.tools,
     sandboxSource: sandboxes,
+    ...(scopeFor ? { scope: () => scopeFor(sandboxes) } : {}),
     onCallStart: () => sandboxes.beginCall(),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -86,7 +89,7 @@ export function assembleToolServer(options: ToolServerAssemblyOptions): ToolServ
   const reloads = options.reloads;
   const unfollow = reloads?.follow
     ? reloads.events.subscribe((event) => {
-        if (event.kind === 'tools_list_changed') replaceTools(reloads.current(sandboxes));
+        if (event.kind === 'tools_list_changed') replaceTools(reloads.current());
       })
     : undefined;
   let closing: Promise<void> | undefined;

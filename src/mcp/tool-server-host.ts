@@ -262,7 +262,7 @@ export class ToolServerHost {
       entry.reloads && entry.changeEvents ? { events: entry.changeEvents, current: entry.reloads.current, follow: options.followReloads ?? false } : undefined;
     return assembleToolServer({
       tools: entry.tools,
-      toolsFor: entry.toolsFor,
+      scopeFor: entry.scopeFor,
       instructions: entry.instructions,
       extendServer: entry.extendServer,
       observer: this.options.observer,

@@ -1,43 +1,45 @@
+import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
+
 /**
  * Reads a server-sent event stream as it arrives: bytes in, each event's data out (its `data:` lines joined).
- * Comments and other fields are skipped. A line longer than the cap fails, so a broken upstream cannot make the
- * proxy hold an unbounded buffer.
+ * eventsource-parser does the line grammar (CR, LF or CRLF ends a line, a leading BOM, fields without a colon);
+ * this adds the byte decoding, a cap on what may be buffered, and the last event of a stream cut short.
  */
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
+const MAX_BUFFERED_CHARS = 16 * 1024 * 1024;
 
 export class SseReader {
   private readonly decoder = new TextDecoder();
-  private pending = '';
-  private data: string[] = [];
+  private readonly parser: EventSourceParser;
+  private events: string[] = [];
+  private failure: Error | null = null;
 
-  /** The data of every event this chunk completed. */
+  constructor() {
+    this.parser = createParser({
+      maxBufferSize: MAX_BUFFERED_CHARS,
+      onEvent: (event) => this.events.push(event.data),
+      // Unknown fields and a bad `retry` are the upstream's business; only an over-long line stops the read.
+      onError: (error: ParseError) => {
+        if (error.type === 'max-buffer-size-exceeded') this.failure = new Error(`the event stream has a line longer than ${MAX_BUFFERED_CHARS} characters`);
+      },
+    });
+  }
+
+  /** The data of every event this chunk completed. Throws once an unfinished line passes the cap. */
   push(chunk: Uint8Array): string[] {
-    this.pending += this.decoder.decode(chunk, { stream: true });
-    const events: string[] = [];
-    let lineStart = 0;
-    for (let newline = this.pending.indexOf('\n'); newline !== -1; newline = this.pending.indexOf('\n', lineStart)) {
-      const line = this.pending.charCodeAt(newline - 1) === 13 ? this.pending.slice(lineStart, newline - 1) : this.pending.slice(lineStart, newline);
-      lineStart = newline + 1;
-      this.readLine(line, events);
-    }
-    this.pending = this.pending.slice(lineStart);
-    if (this.pending.length > MAX_LINE_CHARS) throw new Error(`the event stream has a line longer than ${MAX_LINE_CHARS} characters`);
-    return events;
+    return this.feed(this.decoder.decode(chunk, { stream: true }));
   }
 
-  /** What a stream that ended without a last blank line still held. */
+  /** What a stream that ended without a last blank line still held: the spec drops it, an upstream meant it. */
   end(): string[] {
-    const events: string[] = [];
-    if (this.pending !== '') this.readLine(this.pending, events);
-    this.pending = '';
-    this.readLine('', events);
-    return events;
+    return this.feed(`${this.decoder.decode()}\n\n`);
   }
 
-  private readLine(line: string, events: string[]): void {
-    if (line === '') {
-      if (this.data.length > 0) events.push(this.data.join('\n'));
-      this.data = [];
-    } else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+  private feed(text: string): string[] {
+    if (this.failure) throw this.failure;
+    this.parser.feed(text);
+    if (this.failure) throw this.failure;
+    const events = this.events;
+    this.events = [];
+    return events;
   }
 }

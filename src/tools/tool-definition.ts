@@ -1,19 +1,28 @@
 /**
- * The ToolDefinition contract: one tool, described for a model, independent of MCP and of any backend.
- * The mcp/ layer registers these on an MCP server; tests and benchmarks may call `handler` directly.
+ * The one tool contract, for corral's built-in tools (python, bash, files, js, wiki) and environment authors' tools
+ * alike: `defineTool({ name, description, inputSchema, outputSchema?, annotations?, capability?, execute })`. Every
+ * transport serves a ToolDefinition the same way (mcp/create-tool-server.ts): in process for `corral eval`, at
+ * /mcp/<env> on the server, over stdio and WebSockets. Independent of MCP and of any backend.
  *
- * Errors go to their audience (STYLE principle 9): a failure *inside* the tool (non-zero exit, traceback,
- * missing file, workspace confinement, timeout) resolves to a result with `isError: true` that the model
- * can read; an infrastructure fault (a CorralError whose audience is 'infrastructure', e.g. the sandbox
- * died or the pool is exhausted) is thrown, so the rollout is marked errored rather than scored 0.
+ * `execute` receives its sandbox from its context (`context.sandbox`, leased on first use, of the kind the tool's
+ * `capability` names: 'javascript' is a V8 isolate, anything else the general sandbox) and the scope of the call
+ * (the example, the rollout's state, the environment arguments).
+ *
+ * Errors go to their audience (STYLE principle 9), one rule for every tool (tools/invoke-tool.ts): a failure inside
+ * the tool (a reply with isError, an Error thrown, a CorralError of audience 'model') is a result with isError that
+ * the model reads; a CorralError of audience 'infrastructure' or 'caller' (SBX_/POOL_ codes from the sandbox, a
+ * misconfiguration) is thrown on, so the rollout is errored, never scored 0; so is anything thrown after the call
+ * was cancelled.
  */
 import type { z } from 'zod';
-import type { Capability, SandboxSession } from '../sandbox/session.js';
+import type { Capability } from '../sandbox/session.js';
+import type { ToolSandbox } from './tool-sandbox.js';
+import type { ToolScope } from './tool-scope.js';
 
-/** Wire version of the tool shapes below; bumped when an input or output schema changes incompatibly. */
+/** Wire version of the built-in tool shapes; bumped when an input or output schema changes incompatibly. */
 export const TOOL_SCHEMA_VERSION = 1;
 
-/** MCP tool annotations. All four are stated explicitly so no client falls back to its pessimistic defaults. */
+/** MCP tool annotations, as served: all four are stated so no client falls back to its pessimistic defaults. */
 export interface ToolAnnotations {
   /** The tool does not change its environment. */
   readOnlyHint: boolean;
@@ -25,57 +34,76 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export interface ToolContext {
-  /** The restricted sandbox surface; present exactly when the tool's `needs` is 'sandbox'. */
-  session?: SandboxSession;
-  /** Fires when the caller cancels the call (client cancellation, disconnect, server shutdown). */
-  abortSignal: AbortSignal;
-}
-
-export interface ToolResult<Output = Record<string, unknown>> {
-  /**
-   * Conforms to the tool's outputSchema when isError is not true. On an isError result it is the tool's own shape
-   * (bash's exit code) or absent. Absent also for a tool without an outputSchema whose reply is text alone (an
-   * environment's defineTool returning a string): clients then see the text and nothing made up beside it.
-   */
-  structuredContent?: Output | ToolErrorContent;
-  /** What a model reads: the same facts as structuredContent, rendered as plain text. */
-  text: string;
-  isError?: boolean;
-  /**
-   * Set by errorResult: the code and message corral wrapped a failure in. Never sent as such; the text carries both,
-   * and only a tool with an outputSchema also gets `{ error }` as structuredContent (the built-ins' documented shape).
-   */
-  error?: ToolErrorContent['error'];
+export interface ToolContext<State = Record<string, unknown>, Args = Record<string, unknown>> extends ToolScope<State, Args> {
+  /** The sandbox of the tool's capability, leased on the first method called; infrastructure faults throw CorralErrors. */
+  readonly sandbox: ToolSandbox;
+  /** Fires when this call is cancelled (client cancellation, the call's timeout, disconnect, the rollout ending). */
+  readonly abortSignal: AbortSignal;
 }
 
 export interface ToolErrorContent {
   error: { code: string; message: string };
 }
 
-export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
-  /** snake_case, unique within an environment. */
+export interface ToolResult<Output = Record<string, unknown>> {
+  /**
+   * Conforms to the tool's outputSchema when isError is not true. On an isError result it is the tool's own shape
+   * (bash's exit code) or absent. Absent also for a tool without an outputSchema whose reply is text alone: clients
+   * then see the text and nothing made up beside it.
+   */
+  structuredContent?: Output | ToolErrorContent;
+  /** What a model reads: the same facts as structuredContent, rendered as plain text. */
+  text: string;
+  isError?: boolean;
+  /**
+   * The code and message corral wrapped a failure in (errorResult, an error reply without structuredContent). Never
+   * sent as such; the text carries both, and only a tool with an outputSchema also gets `{ error }` as structuredContent.
+   */
+  error?: ToolErrorContent['error'];
+}
+
+/** What `execute` returns: plain text, or a result (structuredContent is checked against outputSchema when not isError). */
+export type ToolReply<Output = Record<string, unknown>> = string | ToolResult<Output>;
+
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, State = unknown, Args = unknown, Output extends z.ZodObject = z.ZodObject> {
+  /** 1-64 letters, digits, _ or -; unique among an environment's tools and its toolsets' tools. */
   readonly name: string;
-  readonly title: string;
+  /** Shown by clients; the name when absent. */
+  readonly title?: string;
   /** Written for a model: what it does, when to use it, what comes back, and its limits. */
   readonly description: string;
   readonly inputSchema: Input;
-  /** Every built-in tool has one; an environment's own tool (defineTool) may have none, and then none is advertised. */
+  /** Every built-in tool has one; without it none is advertised and a text reply carries no structuredContent. */
   readonly outputSchema?: Output;
-  readonly annotations: ToolAnnotations;
-  /** 'sandbox' tools get `context.session`; the server leases one lazily on their first call. */
-  readonly needs: 'sandbox' | 'none';
-  /** The session capability the tool uses; decides which kind of sandbox is leased (e.g. 'javascript' -> isolate). */
-  readonly sandboxCapability?: Capability;
+  /** Unset hints take the cautious value: not read-only, destructive, not idempotent, closed world. */
+  readonly annotations?: Partial<ToolAnnotations>;
   /**
-   * Runs one call with already-validated input. Resolves with isError for failures inside the tool;
-   * may throw a CorralError of audience 'model' (converted to an isError result by invokeTool); any
-   * other throw is an infrastructure fault.
+   * The sandbox capability the tool uses: 'javascript' makes `context.sandbox` a V8 isolate, anything else (or none)
+   * the general sandbox. Tools that run code ('exec', 'python', 'javascript') may become MCP tasks.
    */
-  handler(input: z.output<Input>, context: ToolContext): Promise<ToolResult<z.output<Output>>>;
+  readonly capability?: Capability;
+  /**
+   * Runs one call with validated input. Method syntax on purpose: a tool typed for its environment's State and Args
+   * still fits `ToolDefinition`.
+   */
+  execute(input: z.output<Input>, context: ToolContext<State, Args>): Promise<ToolReply<z.output<Output>>> | ToolReply<z.output<Output>>;
 }
 
-/** Identity helper that keeps the precise input/output types while checking the shape. */
-export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(definition: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
-  return definition;
+/** Checks the shape and keeps the precise types; `State` and `Args` are inferred from a typed `context` parameter. */
+export function defineTool<Input extends z.ZodObject, State = unknown, Args = unknown, Output extends z.ZodObject = z.ZodObject>(
+  tool: ToolDefinition<Input, State, Args, Output>,
+): ToolDefinition<Input, State, Args, Output> {
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) throw new TypeError(`defineTool: tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -`);
+  if (typeof tool.execute !== 'function') throw new TypeError(`defineTool(${tool.name}): execute must be a function`);
+  return Object.freeze({ ...tool });
+}
+
+/** The annotations a tool is served with: its own hints over the cautious defaults. */
+export function servedAnnotations(tool: Pick<ToolDefinition, 'annotations'>): ToolAnnotations {
+  return {
+    readOnlyHint: tool.annotations?.readOnlyHint ?? false,
+    destructiveHint: tool.annotations?.destructiveHint ?? true,
+    idempotentHint: tool.annotations?.idempotentHint ?? false,
+    openWorldHint: tool.annotations?.openWorldHint ?? false,
+  };
 }

@@ -1,7 +1,5 @@
 /** Small builders for ToolResults, so every tool renders errors and sessions the same way. */
-import { CorralError } from '../core/errors.js';
-import type { SandboxSession } from '../sandbox/session.js';
-import type { ToolContext, ToolResult } from './tool-definition.js';
+import type { ToolResult } from './tool-definition.js';
 
 /**
  * An isError result the model can read. `code` is a CorralError code or a tool-level code such as INVALID_ARGUMENTS.
@@ -20,12 +18,6 @@ export function errorResult(code: string, message: string): ToolResult<never> {
 export function wireStructuredContent(result: ToolResult, hasOutputSchema: boolean): Record<string, unknown> | undefined {
   if (result.structuredContent !== undefined) return result.structuredContent as Record<string, unknown>;
   return result.isError && result.error && hasOutputSchema ? { error: result.error } : undefined;
-}
-
-/** The session a sandbox tool was promised; its absence is a wiring bug in the server, not a model error. */
-export function requireSession(context: ToolContext, toolName: string): SandboxSession {
-  if (!context.session) throw new CorralError('SBX_ERR_UNAVAILABLE', `tool ${toolName} needs a sandbox but none was provided`);
-  return context.session;
 }
 
 /** Appends a marker line when a stream was cut, so the model knows output is missing. */

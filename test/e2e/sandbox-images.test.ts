@@ -13,6 +13,7 @@ import { invokeTool } from '../../src/tools/invoke-tool.js';
 import { pythonTool } from '../../src/tools/python/python-tool.js';
 import { bashTool } from '../../src/tools/shell/bash-tool.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
+import { lazyToolSandbox } from '../../src/tools/tool-sandbox.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 
 const dockerAvailable = await backendAvailable('docker');
@@ -29,7 +30,7 @@ describe.runIf(dockerAvailable)('sandbox images corral/python-sci and corral/dev
   async function callInSandbox(spec: SandboxSpecInput, tool: ToolDefinition, input: Record<string, unknown>) {
     const lease = await pool.acquire({ backend: 'docker', ...spec });
     try {
-      return await invokeTool(tool, input, { abortSignal: new AbortController().signal, openSession: async () => lease.session });
+      return await invokeTool(tool, input, { abortSignal: new AbortController().signal, sandbox: lazyToolSandbox(async () => lease.session) });
     } finally {
       await lease.release();
     }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 
 export interface ImportRule {
-  /** 'index.ts' for the public seam, else a folder relative to src/ ending in '/'. */
+  /** A file name for an entry point directly in src/ ('index.ts', 'server-api.ts'), else a folder relative to src/ ending in '/'. */
   folder: string;
   allowed: string[];
   dynamicAllowed: string[];
@@ -40,7 +40,8 @@ function folderOf(path: string): string {
 }
 
 function ruleFor(path: string, rules: readonly ImportRule[]): ImportRule | undefined {
-  const key = path === 'index.ts' ? 'index.ts' : folderOf(path);
+  // A file directly in src/ (an entry point: index.ts, server-api.ts, ...) has a row of its own, by name.
+  const key = folderOf(path) === '' ? path : folderOf(path);
   return rules.find((rule) => rule.folder === key);
 }
 

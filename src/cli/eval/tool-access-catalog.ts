@@ -21,8 +21,8 @@ export function toolAccessCatalog(name: string, tools: ToolAccess, recorder: Tra
     // No outputSchema: it would oblige a structuredContent on every result, and Codex and Claude Code show that to
     // the model in place of the text; the CLI agent must see what /mcp/<env> and the openai agent see.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    needs: 'none',
-    async handler(input, context) {
+    // The forwarded call runs in the rollout's own session and sandbox; this server leases nothing.
+    async execute(input, context) {
       const call = { id: `mcp_${++callCount}`, type: 'function' as const, function: { name: tool.name, arguments: JSON.stringify(input) } };
       const outcome = await recorder.callTool(tools, call, recorder.turns, context.abortSignal);
       return { text: outcome.text, isError: outcome.isError, ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}) };

@@ -13,6 +13,7 @@ import type { ToolCatalog, ToolCatalogEntry } from '../../mcp/tool-catalog.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { loadEnvironmentModule } from '../../runner/environments/load-environment.js';
+import { unscopedToolScope } from '../../tools/tool-scope.js';
 import type { WikiLookup } from '../../tools/wiki/wiki-lookup.js';
 import { environmentCatalogEntry, withServedEnvironments } from './environment-catalog-entries.js';
 import type { ServedEnvironment, ServedEnvironments } from './served-environments.js';
@@ -81,7 +82,6 @@ export async function reloadableServedEnvironments(
 /** One entry object for the whole life of the server; what it answers is whichever definition is current. */
 function reloadableEntry(served: Reloadable['served'], initial: ToolCatalogEntry): Reloadable {
   const events = new InMemoryServerEventBus();
-  const toolsOf = (entry: ToolCatalogEntry, sandboxes: LazySandboxes) => (entry.toolsFor ? entry.toolsFor(sandboxes) : entry.tools);
   const reloadable: Reloadable = {
     served,
     current: initial,
@@ -91,12 +91,12 @@ function reloadableEntry(served: Reloadable['served'], initial: ToolCatalogEntry
       get tools() {
         return reloadable.current.tools;
       },
-      toolsFor: (sandboxes: LazySandboxes) => toolsOf(reloadable.current, sandboxes),
+      scopeFor: (sandboxes: LazySandboxes) => reloadable.current.scopeFor?.(sandboxes) ?? unscopedToolScope(),
       get instructions() {
         return reloadable.current.instructions;
       },
       changeEvents: events,
-      reloads: { current: (sandboxes: LazySandboxes) => toolsOf(reloadable.current, sandboxes) },
+      reloads: { current: () => reloadable.current.tools },
     }),
   };
   return reloadable;

@@ -1,26 +1,23 @@
 /**
  * Opens one rollout of an environment in this process: a fresh state, lazily leased sandboxes, the toolsets'
- * tools plus the environment's own tools bound to that state, one tool-server assembly over an in-memory MCP
- * pair, and the runner's EnvironmentRollout over all of it. `corral eval`, POST /v1/rollouts and the episode
- * API all open rollouts here; the episode API may also mount `toolDefinitions` over `sandboxes` for its own
- * MCP endpoint (assembleToolServer with `sandboxes: { shared: rollout.sandboxes }`). An agent that runs inside
+ * tools plus the environment's own tools, called in the scope of that state, one in-memory MCP session
+ * (cli/eval/in-process-tools.ts), and the runner's EnvironmentRollout over all of it. `corral eval`, POST
+ * /v1/rollouts and the episode API all open rollouts here; the episode API may also mount `toolDefinitions` in
+ * `scope` for its own MCP endpoint (assembleToolServer with `sandboxes: { shared: rollout.sandboxes }`). An agent that runs inside
  * the sandbox (a CLI agent) has its needs merged into that same sandbox's spec: one sandbox per rollout.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { CorralError } from '../../core/errors.js';
-import { LazySandboxes } from '../../mcp/lazy-sandboxes.js';
+import { LazySandboxes, toolSandboxOf } from '../../mcp/lazy-sandboxes.js';
 import type { SandboxSource } from '../../mcp/sandbox-source.js';
 import type { ToolCallObserver } from '../../mcp/tool-call-observer.js';
-import { assembleToolServer } from '../../mcp/tool-server-assembly.js';
 import type { AgentSandboxNeeds } from '../../runner/agents/agent-sandbox.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import type { EnvironmentRollout, EnvironmentRolloutFactory } from '../../runner/contract/environment-rollout.js';
-import { openMcpToolSession } from '../../runner/contract/mcp-tool-session.js';
 import { createEnvironmentRollout, initialRolloutState } from '../../runner/scheduler/environment-rollout.js';
 import type { ToolDefinition } from '../../tools/tool-definition.js';
+import type { ToolScope } from '../../tools/tool-scope.js';
 import { type AgentRolloutSandbox, openAgentSockets } from './agent-sandbox-spec.js';
-import { environmentToolDefinitions } from './environment-tool-definitions.js';
-import { lazyEnvironmentSandbox } from './lazy-environment-sandbox.js';
+import { openInProcessToolSession } from '../eval/in-process-tools.js';
 
 export interface OpenEnvironmentRolloutOptions {
   environment: Environment;
@@ -36,8 +33,10 @@ export interface OpenEnvironmentRolloutOptions {
 }
 
 export interface InProcessEnvironmentRollout extends EnvironmentRollout {
-  /** Every tool of this rollout (toolsets first, then the environment's own), bound to its state and sandboxes. */
+  /** Every tool of this rollout (toolsets first, then the environment's own); called in `scope` over `sandboxes`. */
   readonly toolDefinitions: readonly ToolDefinition[];
+  /** The rollout's example, state and envArgs, as its tools see them. */
+  readonly scope: ToolScope<unknown, unknown>;
   /** The rollout's sandboxes; released by close(). */
   readonly sandboxes: LazySandboxes;
 }
@@ -47,22 +46,16 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
   assertDistinctToolNames(environment, options.toolsetTools);
   const state = initialRolloutState(environment, example);
   const sandboxes = new LazySandboxes(options.sandboxSource);
-  const sandbox = lazyEnvironmentSandbox(sandboxes);
-  const toolDefinitions = [
-    ...options.toolsetTools,
-    ...environmentToolDefinitions(environment, () => ({ example, state, envArgs: environment.envArgs, sandbox })),
-  ];
-  const assembly = assembleToolServer({ tools: toolDefinitions, sandboxes: { shared: sandboxes }, observer: options.observer });
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const sandbox = toolSandboxOf(sandboxes, 'general');
+  const toolDefinitions: readonly ToolDefinition[] = [...options.toolsetTools, ...environment.tools];
+  const scope: ToolScope<unknown, unknown> = { example, state, envArgs: environment.envArgs };
   let tools;
   try {
-    await assembly.server.connect(serverTransport);
-    tools = await openMcpToolSession(clientTransport, {
-      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
-      onClose: () => assembly.close(),
-    });
+    tools = await openInProcessToolSession(
+      { tools: toolDefinitions, sandboxes: { shared: sandboxes }, scopeFor: () => scope, observer: options.observer },
+      options.abortSignal ? { abortSignal: options.abortSignal } : {},
+    );
   } catch (error) {
-    await assembly.close();
     await sandboxes.release();
     await options.agentSockets?.remove().catch(() => undefined);
     throw error;
@@ -80,7 +73,7 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
       await options.agentSockets?.remove();
     },
   });
-  return Object.assign(rollout, { toolDefinitions: Object.freeze(toolDefinitions), sandboxes });
+  return Object.assign(rollout, { toolDefinitions: Object.freeze(toolDefinitions), scope, sandboxes });
 }
 
 /** A factory of in-process rollouts for runEvaluation: the sandbox source is chosen per example. */

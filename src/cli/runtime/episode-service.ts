@@ -134,7 +134,12 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       episode.rollout.sandboxes.touch();
       // Stateless: a server per request, each over the episode's sandboxes and bound to its state.
       episode.mcp ??= createMcpHandler(
-        () => assembleToolServer({ tools: episode.rollout.toolDefinitions, sandboxes: { shared: episode.rollout.sandboxes } }).server,
+        () =>
+          assembleToolServer({
+            tools: episode.rollout.toolDefinitions,
+            scopeFor: () => episode.rollout.scope,
+            sandboxes: { shared: episode.rollout.sandboxes },
+          }).server,
         { legacy: 'stateless', maxRequestBodySize: options.server.bodyLimitBytes },
       );
       return episode.mcp.fetch(request);

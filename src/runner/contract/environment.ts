@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Rubric } from '../rubrics/rubric.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 import type { AnswerParser } from './answer-parser.js';
-import type { EnvironmentTool } from './environment-tool.js';
+import type { ToolDefinition } from './environment-tool.js';
 import type { RolloutContext } from './rollout-context.js';
 import type { StopPredicate } from './stop-predicate.js';
 
@@ -58,7 +58,12 @@ export interface EnvironmentLimits {
   rolloutTimeoutMs: number;
 }
 
-/** Method syntax for the hooks on purpose: an environment typed for its own State and Args still fits `Environment`. */
+/**
+ * What defineEnvironment takes. State is inferred from `state()`'s return type and Args from `argsSchema` (or both
+ * are given as type parameters), and every place the environment's own code runs sees them typed: setup, cleanup,
+ * rubric functions, stop predicates and tools. Rubric, stopWhen and tools are NoInfer: they are checked against
+ * State, never widen it. Method syntax for the hooks on purpose: a typed environment still fits `Environment`.
+ */
 export interface EnvironmentInput<State = unknown, Args = unknown> {
   name: string;
   description?: string;
@@ -66,9 +71,10 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
   toolsets?: readonly ToolsetName[];
   /** The environment's own tools (defineTool), served next to the toolsets' tools. */
   // NoInfer: State and Args come from state() and argsSchema; a tool typed loosely must not widen them to unknown.
-  tools?: readonly EnvironmentTool<z.ZodObject, NoInfer<State>, NoInfer<Args>>[];
+  tools?: readonly ToolDefinition<z.ZodObject, NoInfer<State>, NoInfer<Args>>[];
   dataset(options: DatasetOptions<Args>): DatasetSource | Promise<DatasetSource>;
-  rubric: Rubric;
+  /** Rubric functions see `state` as State; helpers written for any state (exactMatchRubric, ...) fit too. */
+  rubric: Rubric<NoInfer<State>>;
   systemPrompt: string;
   maxTurns?: number;
   limits?: Partial<EnvironmentLimits>;
@@ -93,9 +99,9 @@ export interface Environment<State = unknown, Args = unknown> {
   readonly name: string;
   readonly description: string;
   readonly toolsets: readonly ToolsetName[];
-  readonly tools: readonly EnvironmentTool<z.ZodObject, State, Args>[];
+  readonly tools: readonly ToolDefinition<z.ZodObject, State, Args>[];
   dataset(options: DatasetOptions<Args>): DatasetSource | Promise<DatasetSource>;
-  readonly rubric: Rubric;
+  readonly rubric: Rubric<State>;
   readonly systemPrompt: string;
   readonly maxTurns: number;
   readonly limits: Readonly<EnvironmentLimits>;
@@ -135,7 +141,7 @@ const environmentSchema = z
     toolsets: z.array(z.enum(TOOLSET_NAMES)).default([]),
     tools: z
       .array(
-        z.custom<EnvironmentTool>(
+        z.custom<ToolDefinition>(
           (value) => typeof value === 'object' && value !== null && isFunction((value as { execute?: unknown }).execute),
           'a tool made with defineTool',
         ),

@@ -3,21 +3,14 @@
  * stop predicates. One context per rollout: `state` is never shared between two rollouts, and `sandbox` is the
  * same sandbox the built-in tools of that rollout use (leased lazily, on the first call that needs it).
  */
-import type { CallOptions, SandboxSession } from '../../sandbox/session.js';
+import type { ToolSandbox } from '../../tools/tool-sandbox.js';
 import type { Example } from './environment.js';
 
 /**
- * The rollout's restricted sandbox surface (files and processes, STYLE principle 3). Nothing is leased until a
- * method is first called; `session()` leases now and returns the full restricted session (id, workspace).
- * Infrastructure faults (pool exhausted, sandbox died) throw CorralErrors with SBX_/POOL_ codes.
+ * The rollout's restricted sandbox surface, the same one its tools get (src/tools/tool-sandbox.ts): nothing is leased
+ * until a method is first called; infrastructure faults throw CorralErrors with SBX_/POOL_ codes.
  */
-export interface EnvironmentSandbox {
-  exec: SandboxSession['exec'];
-  python: SandboxSession['python'];
-  resetPython: SandboxSession['resetPython'];
-  readonly files: SandboxSession['files'];
-  session(options?: CallOptions): Promise<SandboxSession>;
-}
+export type EnvironmentSandbox = ToolSandbox;
 
 export interface RolloutContext<State = Record<string, unknown>, Args = Record<string, unknown>> {
   readonly example: Example;

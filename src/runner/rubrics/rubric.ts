@@ -2,39 +2,43 @@
  * A rubric is a list of weighted functions of (example, trajectory, tools) -> number. Reward is the weighted sum;
  * weight 0 records a metric without rewarding it. A rubric function that throws marks the rollout errored
  * (boundary 'rubric'), never scored 0.
+ *
+ * Generic in the environment's State (what its `state()` returns), so a rubric written inside defineEnvironment
+ * reads `state.solved` without a cast; a function written for any state (State = unknown) fits every environment.
  */
 import type { Example } from '../contract/environment.js';
 import type { ToolAccess } from '../contract/tool-access.js';
 import type { Trajectory } from '../trajectory/trajectory.js';
 
-export interface RubricInput {
+export interface RubricInput<State = unknown> {
   example: Example;
   trajectory: Trajectory;
   /** The rollout's own tools (same sandbox), e.g. to run tests where the agent worked. */
   tools: ToolAccess;
   abortSignal?: AbortSignal;
-  /** The rollout's state object (environment.state()), as the tools left it. */
-  state?: unknown;
+  /** The rollout's state object (environment.state(), `{}` without one), as the tools left it. */
+  state: State;
   /** What the environment's parser read from the final text (trajectory.answer is its text form); the raw text without a parser. */
   parsedAnswer?: unknown;
   /** The final text before parsing (null when the agent gave none). */
   rawAnswer?: string | null;
 }
 
-export interface RubricFunction {
+export interface RubricFunction<State = unknown> {
   name: string;
   weight: number;
-  score(input: RubricInput): Promise<number> | number;
+  /** Method syntax on purpose: a function typed for one environment's State still fits `Rubric` (State = unknown). */
+  score(input: RubricInput<State>): Promise<number> | number;
 }
 
-export type Rubric = readonly RubricFunction[];
+export type Rubric<State = unknown> = readonly RubricFunction<State>[];
 
 export interface RubricScore {
   reward: number;
   metrics: Record<string, number>;
 }
 
-export async function scoreRubric(rubric: Rubric, input: RubricInput): Promise<RubricScore> {
+export async function scoreRubric<State>(rubric: Rubric<State>, input: RubricInput<State>): Promise<RubricScore> {
   const metrics: Record<string, number> = {};
   let reward = 0;
   for (const item of rubric) {

@@ -1,23 +1,19 @@
 /**
  * Rewrites a cell that uses top-level `await` (invalid in a classic script) into an async function call, keeping
- * as much REPL behaviour as a rewrite safely can:
+ * as much REPL behaviour as a rewrite safely can. acorn parses the cell (await allowed outside functions), so
+ * strings, templates, regex literals and comments are read as the compiler reads them:
  *
  * - the body is wrapped as `(async () => {\n<cell>\n})()`; the compiler sets lineOffset -1 so stack lines match;
- * - top-level `var|let|const name = …` (one declarator) becomes `name = …`, a sloppy-mode assignment that creates
- *   or updates a global, so the name outlives the cell as it would in a script cell (`const` loses immutability);
- * - the last top-level statement, when it is an expression, becomes `return (<expression>\n);` so the awaited value
- *   is the cell's value. The parentheses make a wrong guess fail to compile (and the caller then compiles the
- *   variant without `return`) instead of returning early and skipping code.
+ * - a top-level `var|let|const` declaration becomes a parenthesised sloppy-mode assignment, `;(a = 1, { b } = c);`,
+ *   which creates or updates globals, so the names outlive the cell as they would in a script cell (`const` loses
+ *   immutability); a `let` name declared without a value is assigned `undefined`;
+ * - the last top-level statement, when it is an expression statement, becomes `return (<expression>);` so the
+ *   awaited value is the cell's value.
  *
- * Function and class declarations, destructuring and multi-declarator statements stay local to the cell.
+ * Function and class declarations and `using` declarations stay local to the cell. Every edit keeps line breaks
+ * where they were, so error positions still point at the user's lines.
  */
-import { isBlank, scanTopLevel, statementStarts } from './top-level-scan.js';
-
-/** Statements that produce no value worth returning, or that `return (…)` would break. */
-const NOT_AN_EXPRESSION =
-  /^(?:const|let|var|function|async\s+function|class|if|else|for|while|do|switch|try|catch|finally|throw|return|break|continue|import|export|debugger)\b|^[{}]/;
-/** `var|let|const` plus whitespace, when followed by one identifier and `=` (not `==`). */
-const SIMPLE_DECLARATION = /^(?:var|let|const)\s+(?=[A-Za-z_$][\w$]*\s*=(?!=))/;
+import { parse, type Program, type VariableDeclaration } from 'acorn';
 
 interface Edit {
   start: number;
@@ -46,23 +42,50 @@ export interface AsyncCellVariants {
   effectsOnly: string;
 }
 
+/** Null when the cell does not parse even with top-level await: the compiler's own message is the one to show. */
+function parseCell(code: string): Program | null {
+  try {
+    return parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `let a = 1, b` → `;(a = 1, b = undefined);`. The semicolons keep automatic semicolon insertion from reading a
+ * parenthesis as a call of the line before (the declaration's own `;`, if any, stays where it was).
+ */
+function declarationAsAssignment(code: string, declaration: VariableDeclaration): Edit[] {
+  const first = declaration.declarations[0];
+  const last = declaration.declarations.at(-1);
+  if (!first || !last) return [];
+  const edits: Edit[] = [{ start: declaration.start, end: first.start, text: ';(' }];
+  for (const declarator of declaration.declarations) {
+    if (!declarator.init) edits.push({ start: declarator.end, end: declarator.end, text: ' = undefined' });
+  }
+  edits.push({ start: last.end, end: last.end, text: ')' });
+  if (code[declaration.end - 1] !== ';') edits.push({ start: declaration.end, end: declaration.end, text: ';' });
+  return edits;
+}
+
+function canBecomeAssignment(declaration: VariableDeclaration): boolean {
+  if (declaration.kind !== 'var' && declaration.kind !== 'let' && declaration.kind !== 'const') return false;
+  // `let a;` starts a fresh name, so `a = undefined` is faithful; `var a;` keeps an existing value, so it stays local.
+  return declaration.declarations.every((declarator) => declarator.init || (declaration.kind === 'let' && declarator.id.type === 'Identifier'));
+}
+
 export function asyncCellVariants(code: string): AsyncCellVariants {
-  const scan = scanTopLevel(code);
-  const starts = statementStarts(code, scan);
-  const declarationEdits: Edit[] = [];
-  starts.forEach((start, position) => {
-    const keyword = SIMPLE_DECLARATION.exec(code.slice(start));
-    const end = starts[position + 1] ?? code.length;
-    const oneDeclarator = !scan.commas.some((comma) => comma > start && comma < end);
-    if (keyword && oneDeclarator) declarationEdits.push({ start, end: start + keyword[0].length, text: '' });
-  });
+  const program = parseCell(code);
+  if (program === null) return { returningValue: null, effectsOnly: wrapAsync(code) };
+
+  const declarationEdits = program.body.flatMap((statement) =>
+    statement.type === 'VariableDeclaration' && canBecomeAssignment(statement) ? declarationAsAssignment(code, statement) : [],
+  );
   const effectsOnly = wrapAsync(applyEdits(code, declarationEdits));
 
-  const last = starts.at(-1);
-  if (last === undefined || NOT_AN_EXPRESSION.test(code.slice(last))) return { returningValue: null, effectsOnly };
-  const semicolon = scan.semicolons.find((offset) => offset >= last);
-  const expressionEnd = semicolon ?? code.length;
-  if (!isBlank(code.slice(semicolon === undefined ? code.length : semicolon + 1))) return { returningValue: null, effectsOnly };
-  const returnEdit: Edit = { start: last, end: semicolon === undefined ? code.length : semicolon + 1, text: `return (${code.slice(last, expressionEnd)}\n);` };
+  const last = program.body.at(-1);
+  if (last?.type !== 'ExpressionStatement') return { returningValue: null, effectsOnly };
+  const expression = code.slice(last.expression.start, last.expression.end);
+  const returnEdit: Edit = { start: last.start, end: last.end, text: `return (${expression});` };
   return { returningValue: wrapAsync(applyEdits(code, [...declarationEdits, returnEdit])), effectsOnly };
 }

@@ -6,7 +6,7 @@
  * completion value is the value of its last expression statement.
  *
  * Top-level `await` is not valid in a script. When the cell fails to parse and mentions `await`, it is rewritten
- * as an async function call whose promise is the completion value (see async-cell.ts): simple top-level
+ * as an async function call whose promise is the completion value (see async-cell.ts): top-level variable
  * declarations become global assignments, and the last expression is returned.
  */
 import type { Isolate, Script } from 'isolated-vm';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { errorResult, requireSession } from '../tool-result.js';
+import { errorResult } from '../tool-result.js';
 import { workspacePathSchema } from './workspace-path.js';
 
 /** Files larger than this are not edited in memory; the model should use bash (sed) or python instead. */
@@ -23,10 +23,9 @@ export const editFileTool = defineTool({
   }),
   outputSchema: z.object({ path: z.string(), edits_applied: z.number().int(), size_bytes: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
-    const files = requireSession(context, 'edit_file').files;
+  capability: 'files',
+  async execute(input, context) {
+    const files = context.sandbox.files;
     const file = await files.read({ path: input.path, encoding: 'utf8', maxBytes: MAX_EDIT_BYTES, abortSignal: context.abortSignal });
     if (file === null) return errorResult('SBX_ERR_NOT_FOUND', `no such file: ${input.path}`);
     if (file.truncated) return errorResult('SBX_ERR_OUTPUT_LIMIT', `${input.path} is ${file.sizeBytes} bytes, over the ${MAX_EDIT_BYTES}-byte edit limit; use bash or python instead`);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 
 const MAX_GLOB_RESULTS = 1000;
 
@@ -17,11 +16,15 @@ export const globTool = defineTool({
   }),
   outputSchema: z.object({ pattern: z.string(), matches: z.array(z.string()), truncated: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
+  capability: 'files',
+  async execute(input, context) {
     // One extra result tells "exactly the limit" apart from "more than the limit".
-    const found = await requireSession(context, 'glob').files.glob({ pattern: input.pattern, path: input.path, maxResults: MAX_GLOB_RESULTS + 1, abortSignal: context.abortSignal });
+    const found = await context.sandbox.files.glob({
+      pattern: input.pattern,
+      path: input.path,
+      maxResults: MAX_GLOB_RESULTS + 1,
+      abortSignal: context.abortSignal,
+    });
     const truncated = found.length > MAX_GLOB_RESULTS;
     const matches = found.slice(0, MAX_GLOB_RESULTS);
     const text = matches.length > 0 ? matches.join('\n') + (truncated ? `\n[truncated at ${MAX_GLOB_RESULTS} matches]` : '') : `no files match ${input.pattern}`;

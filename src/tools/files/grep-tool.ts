@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 
 const MAX_GREP_RESULTS = 500;
 
@@ -24,10 +23,9 @@ export const grepTool = defineTool({
     truncated: z.boolean(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
-    const found = await requireSession(context, 'grep').files.grep({
+  capability: 'files',
+  async execute(input, context) {
+    const found = await context.sandbox.files.grep({
       pattern: input.pattern,
       path: input.path,
       ignoreCase: input.ignore_case,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { errorResult, requireSession } from '../tool-result.js';
+import { errorResult } from '../tool-result.js';
 
 export const listDirTool = defineTool({
   name: 'list_dir',
@@ -13,10 +13,9 @@ export const listDirTool = defineTool({
     entries: z.array(z.object({ name: z.string(), type: z.enum(['file', 'directory', 'symlink', 'other']), size_bytes: z.number().int() })),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
-    const listed = await requireSession(context, 'list_dir').files.list({ path: input.path, abortSignal: context.abortSignal });
+  capability: 'files',
+  async execute(input, context) {
+    const listed = await context.sandbox.files.list({ path: input.path, abortSignal: context.abortSignal });
     if (listed === null) return errorResult('SBX_ERR_NOT_FOUND', `no such directory: ${input.path}`);
     const entries = listed.map((entry) => ({ name: entry.name, type: entry.type, size_bytes: entry.sizeBytes }));
     const lines = entries.map((entry) => (entry.type === 'directory' ? `[DIR]  ${entry.name}/` : `[FILE] ${entry.name} (${entry.size_bytes} bytes)`));

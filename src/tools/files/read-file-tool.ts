@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { errorResult, requireSession } from '../tool-result.js';
+import { errorResult } from '../tool-result.js';
 import { workspacePathSchema } from './workspace-path.js';
 
 /** Bytes returned to the model at most; larger files come back truncated (use head/tail or grep). */
@@ -21,11 +21,10 @@ export const readFileTool = defineTool({
   }),
   outputSchema: z.object({ path: z.string(), content: z.string(), size_bytes: z.number().int(), truncated: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
+  capability: 'files',
+  async execute(input, context) {
     if (input.head !== undefined && input.tail !== undefined) return errorResult('INVALID_ARGUMENTS', 'pass head or tail, not both');
-    const file = await requireSession(context, 'read_file').files.read({ path: input.path, encoding: 'utf8', maxBytes: MAX_READ_BYTES, abortSignal: context.abortSignal });
+    const file = await context.sandbox.files.read({ path: input.path, encoding: 'utf8', maxBytes: MAX_READ_BYTES, abortSignal: context.abortSignal });
     if (file === null) return errorResult('SBX_ERR_NOT_FOUND', `no such file: ${input.path}`);
     const content = selectLines(file.content, input.head, input.tail);
     const output = { path: input.path, content, size_bytes: file.sizeBytes, truncated: file.truncated };

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 import { workspacePathSchema } from './workspace-path.js';
 
 export const writeFileTool = defineTool({
@@ -14,10 +13,9 @@ export const writeFileTool = defineTool({
   }),
   outputSchema: z.object({ path: z.string(), size_bytes: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'files',
-  async handler(input, context) {
-    const files = requireSession(context, 'write_file').files;
+  capability: 'files',
+  async execute(input, context) {
+    const files = context.sandbox.files;
     const { sizeBytes } = await files.write({ path: input.path, content: input.content, encoding: 'utf8', createParents: true, abortSignal: context.abortSignal });
     return { structuredContent: { path: input.path, size_bytes: sizeBytes }, text: `Wrote ${sizeBytes} bytes to ${input.path}` };
   },

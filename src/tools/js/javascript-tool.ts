@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { timeoutMs, timeoutSecondsSchema } from '../call-timeout.js';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 
 const javascriptOutputSchema = z.object({
   /** The completion value rendered as text, or null for undefined. */
@@ -30,10 +29,9 @@ export const javascriptTool = defineTool({
   }),
   outputSchema: javascriptOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'javascript',
-  async handler(input, context) {
-    const session = requireSession(context, 'javascript');
+  capability: 'javascript',
+  async execute(input, context) {
+    const session = await context.sandbox.session({ abortSignal: context.abortSignal });
     const result = await session.javascript({ code: input.code, timeoutMs: timeoutMs(input.timeout_s), abortSignal: context.abortSignal });
     const output: JavascriptToolOutput = {
       value: result.value,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 
 export const pythonResetTool = defineTool({
   name: 'python_reset',
@@ -10,10 +9,9 @@ export const pythonResetTool = defineTool({
   inputSchema: z.object({}),
   outputSchema: z.object({ reset: z.literal(true) }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'python',
-  async handler(_input, context) {
-    await requireSession(context, 'python_reset').resetPython({ abortSignal: context.abortSignal });
+  capability: 'python',
+  async execute(_input, context) {
+    await context.sandbox.resetPython({ abortSignal: context.abortSignal });
     return { structuredContent: { reset: true as const }, text: 'The Python REPL was restarted; all earlier variables are gone.' };
   },
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { MAX_OUTPUT_CHARS, timeoutMs, timeoutSecondsSchema } from '../call-timeout.js';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 import { renderPythonResult } from './render-python-result.js';
 
 const pythonOutputSchema = z.object({
@@ -35,11 +34,9 @@ export const pythonTool = defineTool({
   }),
   outputSchema: pythonOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'python',
-  async handler(input, context) {
-    const session = requireSession(context, 'python');
-    const result = await session.python({
+  capability: 'python',
+  async execute(input, context) {
+    const result = await context.sandbox.python({
       code: input.code,
       timeoutMs: timeoutMs(input.timeout_s),
       maxOutputChars: MAX_OUTPUT_CHARS,

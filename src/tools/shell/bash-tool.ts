@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { MAX_OUTPUT_CHARS, timeoutMs, timeoutSecondsSchema } from '../call-timeout.js';
 import { defineTool } from '../tool-definition.js';
-import { requireSession } from '../tool-result.js';
 import { renderBashResult } from './render-bash-result.js';
 
 const bashOutputSchema = z.object({
@@ -33,11 +32,9 @@ export const bashTool = defineTool({
   }),
   outputSchema: bashOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  needs: 'sandbox',
-  sandboxCapability: 'exec',
-  async handler(input, context) {
-    const session = requireSession(context, 'bash');
-    const result = await session.exec({
+  capability: 'exec',
+  async execute(input, context) {
+    const result = await context.sandbox.exec({
       command: input.command,
       timeoutMs: timeoutMs(input.timeout_s),
       maxOutputChars: MAX_OUTPUT_CHARS,

@@ -12,8 +12,7 @@ export function readSectionTool(index: WikiLookup): ToolDefinition {
     inputSchema: z.object({ section_id: z.string().min(1).describe('A section_id returned by view_sections.') }),
     outputSchema: z.object({ section_id: z.string(), content: z.string() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    needs: 'none',
-    async handler(input) {
+    async execute(input) {
       const content = await index.readSection(input.section_id);
       if (content === null) return errorResult('WIKI_SECTION_NOT_FOUND', `no section with section_id "${input.section_id}"; use view_sections to list a page's sections`);
       return { structuredContent: { section_id: input.section_id, content }, text: content };

@@ -24,8 +24,7 @@ export function searchPagesTool(index: WikiLookup): ToolDefinition {
       results: z.array(z.object({ page_id: z.string(), title: z.string(), score: z.number(), snippet: z.string() })),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    needs: 'none',
-    async handler(input) {
+    async execute(input) {
       const hits = await index.search(input.query, { limit: input.limit ?? SEARCH_RESULT_LIMIT });
       const results = hits.map((hit) => ({ page_id: hit.page_id, title: hit.title, score: hit.score, snippet: hit.snippet }));
       const lines = results.map((hit, rank) => `${rank + 1}. ${hit.title} (page_id: ${hit.page_id}, score: ${hit.score.toFixed(2)})\n   ${hit.snippet}`);

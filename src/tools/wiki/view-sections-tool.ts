@@ -15,8 +15,7 @@ export function viewSectionsTool(index: WikiLookup): ToolDefinition {
       sections: z.array(z.object({ section_id: z.string(), section_name: z.string() })),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    needs: 'none',
-    async handler(input) {
+    async execute(input) {
       const listed = await index.viewSections(input.page_id);
       if (listed === null) return errorResult('WIKI_PAGE_NOT_FOUND', `no page with page_id "${input.page_id}"; use search_pages to find page ids`);
       const sections = listed.map((section) => ({ section_id: section.section_id, section_name: section.section_name }));

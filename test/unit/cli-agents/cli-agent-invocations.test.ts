@@ -95,6 +95,23 @@ describe('CLI agent definitions', () => {
     expect(invocation.arguments).toContain('--dangerously-bypass-approvals-and-sandbox');
   });
 
+  it('codex: config.toml round-trips values TOML must escape differently from JSON (DEL, quotes, newlines, unicode, dotted names)', () => {
+    const awkward = 'qwen\x7f "3"\n\u00e9\u{1F600}\t\\';
+    const invocation = cliAgent('codex').invocation(INSTRUCTION, {
+      ...settings,
+      endpoint: { ...settings.endpoint, model: awkward },
+      mcpServers: [
+        { name: 'a.b "c"', transport: 'http', url: 'http://127.0.0.1:4001/mcp', headers: { 'x-note': awkward } },
+        { name: 'tools\x7f', transport: 'stdio', command: awkward, args: [awkward], env: { [awkward]: awkward } },
+      ],
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed TOML document, checked field by field below
+    const config = parseToml(invocation.files[0]!.content) as Record<string, any>;
+    expect(config.model).toBe(awkward);
+    expect(config.mcp_servers['a.b "c"']).toEqual({ url: 'http://127.0.0.1:4001/mcp', http_headers: { 'x-note': awkward } });
+    expect(config.mcp_servers['tools\x7f']).toEqual({ command: awkward, args: [awkward], env: { [awkward]: awkward } });
+  });
+
   it('opencode: opencode.json declares an openai-compatible provider and remote/local MCP servers', () => {
     const invocation = cliAgent('opencode').invocation(INSTRUCTION, settings);
     const config = JSON.parse(invocation.files[0]!.content);

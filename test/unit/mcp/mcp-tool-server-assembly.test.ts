@@ -24,8 +24,8 @@ const echo = defineTool({
   inputSchema: z.object({ text: z.string() }),
   outputSchema: z.object({ text: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  needs: 'sandbox',
-  async handler(input) {
+  async execute(input, context) {
+    await context.sandbox.session({ abortSignal: context.abortSignal });
     return { structuredContent: { text: input.text }, text: input.text };
   },
 });

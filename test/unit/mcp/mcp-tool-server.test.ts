@@ -24,8 +24,8 @@ const failing = (error: Error) =>
     inputSchema: z.object({ count: z.number() }),
     outputSchema: z.object({ ok: z.boolean() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    needs: 'sandbox',
-    async handler() {
+    async execute(_input, context) {
+      await context.sandbox.session({ abortSignal: context.abortSignal });
       throw error;
     },
   });
@@ -92,6 +92,20 @@ describe('createToolServer error routing', () => {
     expect((error as ProtocolError).code).toBe(-32603);
     expect((error as ProtocolError).data).toEqual({ corralCode: 'SBX_ERR_KILLED', audience: 'infrastructure', transient: true });
     expect(records).toMatchObject([{ outcome: 'failed', errorCode: 'SBX_ERR_KILLED' }]);
+  });
+
+  it("routes every tool by one rule: a plain Error is the model's to read, a caller-audience CorralError is not", async () => {
+    const records: ToolCallRecord[] = [];
+    const plain = await connect(failing(new Error('not in the word list')), fakeSource().source, records);
+    const result = await plain.client.callTool({ name: 'fail', arguments: { count: 1 } });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error (TOOL_FAILED): not in the word list' }] });
+    const misconfigured = await connect(failing(new CorralError('SBX_ERR_UNSUPPORTED', 'no shell on an isolate')), fakeSource().source, records);
+    const error = await misconfigured.client.callTool({ name: 'fail', arguments: { count: 1 } }).catch((caught: unknown) => caught);
+    expect((error as ProtocolError).data).toMatchObject({ corralCode: 'SBX_ERR_UNSUPPORTED', audience: 'caller' });
+    expect(records).toMatchObject([
+      { outcome: 'tool_error', errorCode: 'TOOL_FAILED' },
+      { outcome: 'failed', errorCode: 'SBX_ERR_UNSUPPORTED' },
+    ]);
   });
 
   it('reports a pool that cannot lease as a JSON-RPC error, and leases nothing for invalid input', async () => {

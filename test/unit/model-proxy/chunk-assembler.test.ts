@@ -80,4 +80,24 @@ describe('SseReader', () => {
     const word = Buffer.from('data: {"t":"→"}\n\n');
     expect([...multibyte.push(word.subarray(0, 13)), ...multibyte.push(word.subarray(13))]).toEqual(['{"t":"→"}']);
   });
+
+  it('reads what the SSE spec allows and the hand-made reader dropped: CR-only lines, a leading BOM, a bare `data` line', () => {
+    const text = '\uFEFFdata: first\r\rdata\rdata: after empty\r\rdata: crlf split\r\n\r\n';
+    const bytes = Buffer.from(text);
+    const reader = new SseReader();
+    const events: string[] = [];
+    for (let at = 0; at < bytes.length; at++) events.push(...reader.push(bytes.subarray(at, at + 1)));
+    events.push(...reader.end());
+    expect(events).toEqual(['first', '\nafter empty', 'crlf split']);
+  });
+
+  it('hands over a last event the upstream ended without its blank line, and fails on an over-long line', () => {
+    const reader = new SseReader();
+    expect(reader.push(Buffer.from('data: {"a":1}\n\ndata: [DONE]'))).toEqual(['{"a":1}']);
+    expect(reader.end()).toEqual(['[DONE]']);
+    const flood = new SseReader();
+    expect(() => {
+      for (let chunk = 0; chunk < 20; chunk++) flood.push(Buffer.alloc(1024 * 1024, 'x'));
+    }).toThrow(/longer than/);
+  });
 });

@@ -16,6 +16,7 @@ const example: Example = {
 };
 const input = (answer: string | null): RubricInput => ({
   example,
+  state: {},
   trajectory: { completion: [], answer, events: [], toolCalls: [], turns: 1, tokens: [], failure: null },
   tools: { tools: [], call: () => Promise.reject(new Error('unused')) },
 });

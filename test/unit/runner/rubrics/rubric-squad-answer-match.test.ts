@@ -8,7 +8,7 @@ import type { Trajectory } from '../../../../src/runner/trajectory/trajectory.js
 
 const trajectory = (answer: string | null): Trajectory => ({ completion: [], answer, events: [], toolCalls: [], turns: 1, tokens: [], failure: null });
 const noTools: ToolAccess = { tools: [], call: () => Promise.reject(new Error('no tools in this test')) };
-const input = (example: Example, answer: string | null): RubricInput => ({ example, trajectory: trajectory(answer), tools: noTools });
+const input = (example: Example, answer: string | null): RubricInput => ({ example, trajectory: trajectory(answer), tools: noTools, state: {} });
 
 describe('SQuAD normalisation', () => {
   it.each([

@@ -91,7 +91,7 @@ describe.skipIf(!python3Works)('tests_pass with a local python3 (no sandbox: tru
     workspace = new FakeWorkspaceTools();
     if (solution !== null) await workspace.call('write_file', { path: 'solution.py', content: solution });
     const trajectory = { completion: [], answer, events: [], toolCalls: [], turns: 1, tokens: [], failure: null };
-    return testsPassRubric({ timeoutSeconds }).score({ example, trajectory, tools: workspace });
+    return testsPassRubric({ timeoutSeconds }).score({ example, trajectory, tools: workspace, state: {} });
   }
 
   it('passes the reference solutions of all three formats', async () => {
