@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { summarise, summaryMetadata } from '../src/cli/eval/run-summary.js';
+import { summarise, summaryMetadata } from '../src/runner/run/run-summary.js';
 import type { ResultRecord } from '../src/runner/trajectory/result-record.js';
 
 export interface SyntheticRunOptions {

@@ -83,4 +83,7 @@ export function decodeRolloutJob(data: unknown): RolloutJob {
   return parsed.data as RolloutJob;
 }
 
-export const jobCapability = (job: RolloutJob): Capability => ({ environment: job.environment.name, backend: job.needs.backend });
+export const jobCapability = (job: Pick<RolloutJob, 'environment' | 'needs'>): Capability => ({
+  environment: job.environment.name,
+  backend: job.needs.backend,
+});

@@ -23,8 +23,11 @@ import { type RolloutJob, decodeRolloutJob } from './rollout-job.js';
 import { TolerantWorker } from './tolerant-worker.js';
 import { type WorkerCapabilities, type WorkerHeartbeat, publishHeartbeat, removeWorker } from './worker-registry.js';
 
-/** Runs one rollout. Rollout failures are records (never thrown); a throw means this worker could not run it at all. */
-export interface RolloutExecutor {
+/**
+ * Runs one job's rollout on this worker (not the run driver's RolloutExecutor). Rollout failures are records
+ * (never thrown); a throw means this worker could not run it at all.
+ */
+export interface JobRunner {
   run(job: RolloutJob, context: { attempt: number; abortSignal: AbortSignal }): Promise<ResultRecord>;
 }
 
@@ -36,7 +39,7 @@ export interface RolloutWorkerOptions {
   backend: 'docker' | 'process' | 'isolate';
   concurrency: number;
   leaseMs: number;
-  executor: RolloutExecutor;
+  jobRunner: JobRunner;
   log: (line: string) => void;
   /** Heartbeat period (default 2 s). */
   heartbeatMs?: number;
@@ -159,7 +162,7 @@ export class RolloutWorker {
     this.stats.running++;
     let record: ResultRecord;
     try {
-      record = await this.options.executor.run(payload, { attempt, abortSignal: this.forced.signal });
+      record = await this.options.jobRunner.run(payload, { attempt, abortSignal: this.forced.signal });
     } catch (error) {
       // A refused job is refused by every worker that holds the same environment: no retry.
       const refused = CorralError.hasCode(error, 'QUEUE_ERR_JOB_REFUSED');

@@ -3,7 +3,7 @@
  * examples flipped (solved in one run and not the other; solved = some scored rollout reached PASS_REWARD, i.e.
  * pass@r for r rollouts, plain pass/fail for r = 1). Examples present in only one run are counted, not compared.
  */
-import { PASS_REWARD } from '../cli/eval/pass-at-k.js';
+import { PASS_REWARD } from '../runner/run/pass-at-k.js';
 import type { RolloutRow } from './rollout-row.js';
 import type { RunState } from './run-state.js';
 

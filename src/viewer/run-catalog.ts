@@ -6,7 +6,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CorralError } from '../core/errors.js';
-import { runLiveness } from '../cli/eval/run-liveness.js';
+import { runLiveness } from '../runner/run/run-liveness.js';
 import { RunState } from './run-state.js';
 import { locateInside, resolveInside } from './safe-path.js';
 

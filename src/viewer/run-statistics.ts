@@ -3,7 +3,7 @@
  * code, tokens, pass@k), reward and metric histograms, timing percentiles per phase, errors by boundary, and the
  * group statistics for r > 1.
  */
-import { type RunSummary, summarise } from '../cli/eval/run-summary.js';
+import { type RunSummary, summarise } from '../runner/run/run-summary.js';
 import { groupStats } from '../runner/scheduler/group-stats.js';
 import { type RolloutRow, rowAsRecord } from './rollout-row.js';
 

@@ -4,24 +4,17 @@
  * current while running, with pid and host) and the summary; --resume DIR rebuilds the run from it. Ctrl-C
  * cancels cleanly (every sandbox released). Exit statuses: src/cli/eval/eval-exit.ts.
  */
-import { recordingToolSchemas } from '../eval/tool-schemas.js';
-import { writeRunSamples } from '../eval/run-samples.js';
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
-import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
-import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
-import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
-import { type RunStatus, evalExitCode } from '../eval/eval-exit.js';
-import { maxErrorsLimit, parseEvalOptions } from '../eval/eval-options.js';
-import { openEnvironmentTools } from '../eval/environment-tools.js';
+import { CorralError } from '../../core/errors.js';
+import { runEvalFlow } from '../eval/eval-flow.js';
+import { parseEvalOptions } from '../eval/eval-options.js';
+import { localEvaluation } from '../eval/local-evaluation.js';
 import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
-import { createProgressDisplay } from '../eval/progress-display.js';
-import { runMetadata, writeRunningMetadata } from '../eval/run-metadata.js';
-import { formatSummary, summarise, summaryMetadata } from '../eval/run-summary.js';
-import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
-import { CorralError } from '../../core/errors.js';
-import { runQueuedEvaluation } from './eval-queued.js';
+import { isTerminalRun, prepareTerminalEvaluation } from '../eval/terminal-run.js';
+import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
+import { queuedEvaluation } from '../eval/queued-evaluation.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -86,14 +79,24 @@ export function registerEvalCommand(program: Command): void {
             'corral eval terminal runs trials here, not through the queue: drop --queue (workers run MCP-episode environments)',
           );
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
-        const run = await runTerminalEvaluation(options, log, environmentArgument);
-        process.exitCode = finish(run.directory, run.metadata, { ...run, log });
-        if (options.samples) await writeRunSamples(run.directory, log);
+        const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);
+        process.exitCode = await runEvalFlow({
+          ...terminal.execution,
+          directory: terminal.directory,
+          task: TERMINAL_ENVIRONMENT,
+          examples: terminal.examples,
+          rolloutsPerExample: terminal.rolloutsPerExample,
+          plannedRollouts: terminal.plannedRollouts,
+          options,
+          // Each CLI trial's ATIF trajectory is already in its trial's agent/ folder (Harbor's place).
+          atif: false,
+          startedAt: terminal.startedAt,
+          log,
+        });
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);
       const { command, environment, agent, examples, directory } = run;
-      const rolloutsPerExample = command.rollouts_per_example;
       if (options.preflight) {
         // Every agent with a model, local or --queue (where only the workers reach the endpoint, --no-preflight skips this).
         const endpoint = modelEndpointOf(agent, options.apiKey);
@@ -107,127 +110,22 @@ export function registerEvalCommand(program: Command): void {
           log,
         });
       }
-      if (options.queue) {
-        // Same run, records and exit statuses; the rollouts run on corral worker processes (src/cli/commands/eval-queued.ts).
-        const queued = await runQueuedEvaluation(run, { ...options, queue: options.queue }, log);
-        process.exitCode = finish(queued.directory, queued.metadata, { ...queued, log });
-        if (options.samples) await writeRunSamples(queued.directory, log);
-        return;
-      }
-      // Tools (backend, images, a CLI agent's install) before the run directory: a refused start leaves no folder behind.
-      const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {
-        ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
-        log,
-        agent,
-      });
-      const writer = ResultsWriter.open(directory);
-      const controller = new AbortController();
-      let stoppedByMaxErrors = false;
-      const onSignal = () => {
-        if (controller.signal.aborted) process.exit(130);
-        log('cancelling: finishing in-flight rollouts and releasing sandboxes (Ctrl-C again to quit at once)');
-        controller.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
       const startedAt = Date.now();
-      const plannedRollouts = examples.length * rolloutsPerExample;
-      const metadata = runMetadata(run, options, runtime.backend, startedAt);
-      const alreadyDone = writer.completed.size;
-      let latest = { done: 0, errored: 0 };
-      const heartbeat = () =>
-        writeRunningMetadata(writer, metadata, { done: alreadyDone + latest.done, total: plannedRollouts, errored_this_session: latest.errored }, log);
-      heartbeat();
-      const heartbeatTimer = setInterval(heartbeat, Math.max(1, options.progressInterval) * 1000);
-      heartbeatTimer.unref();
-      log(
-        `${environment.name}: ${examples.length} examples x ${rolloutsPerExample} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}, ${alreadyDone} already done -> ${directory}`,
-      );
-      const total = plannedRollouts - alreadyDone;
-      const errorLimit = maxErrorsLimit(options.maxErrors, plannedRollouts);
-      const progressDisplay = createProgressDisplay(total, {
-        enabled: options.progress,
-        tty: process.stderr.isTTY === true,
-        intervalS: options.progressInterval,
-      });
-      try {
-        await runEvaluation({
-          environment,
-          // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
-          agent: recordingToolSchemas(agent, metadata),
-          rollouts,
-          examples,
-          rolloutsPerExample,
-          concurrency: options.concurrency,
-          abortSignal: controller.signal,
-          existing: writer.existing,
-          ...(command.seed === null ? {} : { seed: command.seed }),
-          onGroup: (records) => writer.append(records),
-          onProgress: (progress) => {
-            latest = progress;
-            progressDisplay.update(progress);
-            if (progress.errored > errorLimit && !controller.signal.aborted) {
-              stoppedByMaxErrors = true;
-              log(
-                `stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); in-flight rollouts are cancelled and --resume redoes them`,
-              );
-              controller.abort();
-            }
-          },
-        });
-      } finally {
-        clearInterval(heartbeatTimer);
-        progressDisplay.stop();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        await agent.close?.().catch(() => undefined);
-        await runtime.close();
-        writer.close();
-      }
-      // A CLI agent's rollout is also an ATIF trajectory (issue 12): <run>/atif/<example>/<rollout>/trajectory.json, validated.
-      if (CLI_AGENT_NAMES.includes(agent.name)) {
-        const { exportRunAtif } = await import('../../export/atif-run-export.js');
-        const exported = await exportRunAtif(directory);
-        log(`wrote ${exported.written.length} ATIF trajectories to ${exported.outDirectory}`);
-      }
-      const status = finish(directory, metadata, {
+      // The one decision: which executor runs the rollouts. Everything else is the one flow.
+      const execution = options.queue
+        ? await queuedEvaluation(run, { ...options, queue: options.queue }, startedAt, log)
+        : await localEvaluation(run, options, startedAt, log);
+      process.exitCode = await runEvalFlow({
+        ...execution,
+        directory,
+        task: environment.name,
+        examples,
+        rolloutsPerExample: command.rollouts_per_example,
+        plannedRollouts: examples.length * command.rollouts_per_example,
+        options,
+        atif: CLI_AGENT_NAMES.includes(agent.name),
         startedAt,
-        plannedRollouts,
-        rolloutsPerExample,
-        stoppedByMaxErrors,
-        cancelled: controller.signal.aborted,
         log,
       });
-      process.exitCode = status;
-      if (options.samples) await writeRunSamples(directory, log);
     });
-}
-
-/** Restates group statistics, writes the final metadata.json and the summary; returns the exit status. */
-function finish(
-  directory: string,
-  metadata: Record<string, unknown>,
-  run: { startedAt: number; plannedRollouts: number; rolloutsPerExample: number; stoppedByMaxErrors: boolean; cancelled: boolean; log: (line: string) => void },
-): number {
-  // Records written before a resume (or a group cut by SIGKILL) carry statistics of part of their group.
-  const { records, changed } = restateGroupStats(ResultsWriter.readRecords(directory));
-  if (changed) {
-    ResultsWriter.replaceRecords(directory, records);
-    run.log('restated group statistics over whole groups (records written before the resume saw part of their group)');
-  }
-  const summary = summarise(records, run.rolloutsPerExample);
-  const complete = summary.rollouts === run.plannedRollouts;
-  const status: RunStatus = run.stoppedByMaxErrors ? 'stopped' : run.cancelled ? 'cancelled' : complete ? 'complete' : 'incomplete';
-  ResultsWriter.writeMetadataTo(directory, {
-    ...metadata,
-    status,
-    updated_at: new Date().toISOString(),
-    time_ms: Date.now() - run.startedAt,
-    ...summaryMetadata(summary),
-  });
-  process.stdout.write(`${formatSummary(summary, directory)}\n`);
-  if (summary.errored > 0) run.log(`${summary.errored} of ${summary.rollouts} rollouts errored (errors by code above)`);
-  if (status !== 'complete' && status !== 'cancelled' && status !== 'stopped')
-    run.log(`run incomplete: ${summary.rollouts} of ${run.plannedRollouts} rollouts written; --resume ${directory} continues it`);
-  return evalExitCode(status, summary.errored);
 }

@@ -1,19 +1,18 @@
 /**
  * `corral serve --queue <redis-url>`: POST /v1/rollouts checks the request here (environment, examples, endpoint
- * policy) as always, then enqueues its rollouts for `corral worker` processes and streams each group back as it
- * completes. The model endpoint is the client's choice, so jobs carry api_key 'none' (no worker key is ever
- * sent to it) and the server's endpoint policy for the worker to apply again; a request with its own api_key is
- * refused under --queue, because the key would sit in Redis in clear. Episodes (/v1/episodes) are interactive
- * and hold one sandbox across calls, so they keep running in this process (see README, "Workers on two machines").
+ * policy) as always, then runs its rollouts through the queued executor on `corral worker` processes; the run
+ * driver streams each group back as it completes, as it does for a local run. The model endpoint is the client's
+ * choice, so jobs carry api_key 'none' (no worker key is ever sent to it) and the server's endpoint policy for the
+ * worker to apply again; a request with its own api_key is refused under --queue, because the key would sit in
+ * Redis in clear. Episodes (/v1/episodes) are interactive and hold one sandbox across calls, so they keep running in
+ * this process (see README, "Workers on two machines").
  */
 import { randomUUID } from 'node:crypto';
 import { CorralError } from '../../core/errors.js';
 import type { RolloutService } from '../../http/rollouts-contract.js';
-import { ROLLOUT_JOB_VERSION, type RolloutJob } from '../../queue/rollout-job.js';
-import { runQueued } from '../../queue/rollout-producer.js';
-import { withGroupStats } from '../../runner/scheduler/run-evaluation.js';
+import { openQueuedExecutor } from '../../queue/queued-executor.js';
 import { TOKEN_FIELDS } from '../../runner/agents/openai/openai-agent.js';
-import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
+import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
 import type { QueuedRolloutsInput } from '../runtime/rollout-service.js';
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -22,17 +21,14 @@ export function queuedRollouts(options: {
   redisUrl: URL;
   server: { host: string; modelEndpointAllowlist?: readonly string[] };
   log: (line: string) => void;
-}): (input: QueuedRolloutsInput) => Promise<void> {
+}): (input: QueuedRolloutsInput) => Promise<RolloutExecutor> {
   const guard = { refuse_internal: !isLoopbackHost(options.server.host), allow: [...(options.server.modelEndpointAllowlist ?? [])] };
-  return async ({ environment, examples, request, abortSignal, onGroup }) => {
-    const runId = randomUUID().replace(/-/g, '');
-    const groups = new Map<string, ResultRecord[]>();
-    const jobs: RolloutJob[] = examples.flatMap((example) =>
-      Array.from({ length: request.rollouts_per_example }, (_, rolloutIndex) => ({
-        version: ROLLOUT_JOB_VERSION,
-        run_id: runId,
-        example,
-        rollout_index: rolloutIndex,
+  return ({ environment, request, plannedRollouts }) =>
+    openQueuedExecutor({
+      redisUrl: options.redisUrl,
+      runId: randomUUID().replace(/-/g, ''),
+      plannedRollouts,
+      job: {
         environment: { name: environment.name, source: environment.name, args: request.env_args ?? {}, corpus: null, max_turns: request.max_turns ?? null },
         agent: {
           name: 'openai',
@@ -42,30 +38,14 @@ export function queuedRollouts(options: {
           sampling_args: request.return_tokens ? { ...TOKEN_FIELDS, ...request.sampling_args } : (request.sampling_args ?? {}),
           model_timeout_s: (request.model.timeout_ms ?? 600_000) / 1000,
           model_retries: request.model.max_retries ?? 4,
-          api_key: 'none' as const,
+          api_key: 'none',
           endpoint_guard: guard,
         },
         seed: request.seed ?? null,
-        needs: { backend: 'any' as const },
-      })),
-    );
-    await runQueued({
-      redisUrl: options.redisUrl,
-      runId,
-      jobs,
-      maxDepth: request.max_concurrency ?? 32,
-      abortSignal,
-      log: options.log,
-      onResult: ({ record }) => {
-        const group = [...(groups.get(record.example_id) ?? []), record];
-        groups.set(record.example_id, group);
-        if (group.length < request.rollouts_per_example) return [];
-        groups.delete(record.example_id);
-        onGroup(withGroupStats(group, []));
-        return group.map((member) => resultKey(member.example_id, member.rollout_index));
+        needs: { backend: 'any' },
       },
+      log: options.log,
     });
-  };
 }
 
 /** Under --queue a request's own api_key would be stored in Redis in clear: refused (400) before anything runs. */

@@ -93,7 +93,7 @@ export function registerServeCommand(program: Command): void {
         environments: await served.withoutArguments(),
         // Bound per request to its env_args; after a SIGHUP reload, to the reloaded definition.
         bind: (name, envArgs) => served.bind(name, envArgs),
-        ...(redisUrl ? { runElsewhere: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
+        ...(redisUrl ? { queuedExecutor: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
       });
       const rollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;
       if (redisUrl) log(`POST /v1/rollouts runs on queue workers at ${redactedRedisUrl(redisUrl)}; episodes run here`);

@@ -2,32 +2,30 @@
  * What a `corral worker` runs for each queued job: the environment it holds under the job's name, bound to the
  * job's env args (cached per argument set), its tools and sandbox pool (opened once per bound environment, as
  * `corral eval` opens them once per run), the job's agent (cached per agent config; the API key is the worker's
- * own OPENAI_API_KEY, never sent through Redis), and one runRollout: the same record a local run writes.
+ * own OPENAI_API_KEY, never sent through Redis), and the local executor: the same record a local run writes.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { CorralConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
 import { stableStringify } from '../../core/stable-hash.js';
-import type { RolloutExecutor } from '../../queue/rollout-worker.js';
+import type { JobRunner } from '../../queue/rollout-worker.js';
 import type { RolloutJob } from '../../queue/rollout-job.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import type { Environment } from '../../runner/contract/environment.js';
-import { withheldUpstreamErrors } from '../runtime/withheld-upstream-errors.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
-import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
-import { runRollout } from '../../runner/scheduler/run-rollout.js';
+import { localExecutor } from '../../runner/run/local-executor.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import type { BucketStats } from '../../sandbox/pool/spec-bucket.js';
-import { createAgent } from '../eval/agent-factory.js';
+import { createAgent, createOpenAIAgent } from '../eval/agent-factory.js';
 import { type EnvironmentTools, openEnvironmentTools } from '../eval/environment-tools.js';
 import { loadModuleAgents } from '../eval/module-agents.js';
 import type { ServedEnvironment, ServedEnvironments } from '../runtime/served-environments.js';
 import { assertJobWithinWorkerPolicy } from './worker-sandbox-policy.js';
 
-export interface WorkerRollouts extends RolloutExecutor {
+export interface WorkerRollouts extends JobRunner {
   poolStats(): BucketStats[];
   close(): Promise<void>;
 }
@@ -93,15 +91,16 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
         );
       const [{ environment, tools: opened }, agent] = await Promise.all([prepared(job), agentFor(job, served)]);
       assertJobWithinWorkerPolicy(job, environment, opened.runtime.specs.general);
-      return runRollout({
+      // The local executor: the same composition (and record) as a local `corral eval`; the queue retries, not it.
+      const record = await localExecutor({
         environment,
         agent,
         rollouts: opened.rollouts,
-        example: job.example,
-        rolloutIndex: job.rollout_index,
-        abortSignal: context.abortSignal,
         ...(job.seed === null ? {} : { seed: job.seed }),
-      });
+      }).run({ example: job.example, rolloutIndex: job.rollout_index, attempt: context.attempt, abortSignal: context.abortSignal });
+      // The local executor answers undefined only for a rollout cancelled before it began: this worker is stopping.
+      if (!record) throw new CorralError('RUNNER_ERR_CANCELLED', `rollout ${job.example.id}#${job.rollout_index} cancelled: this worker is stopping`);
+      return record;
     },
     poolStats() {
       return runtimes.flatMap((runtime) => runtime.pool.stats());
@@ -121,18 +120,18 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
 function guardedAgent(job: RolloutJob, log: (line: string) => void): Agent {
   const guard = job.agent.endpoint_guard!;
   if (!job.agent.model || !job.agent.base_url) throw new CorralError('QUEUE_ERR_INVALID_JOB', 'a served rollout job needs agent.model and agent.base_url');
-  const agent = new OpenAIAgent({
-    httpClient: new ModelHttpClient(new ModelEndpointPolicy({ allow: guard.allow, refuseInternal: guard.refuse_internal })),
+  return createOpenAIAgent({
     model: job.agent.model,
     baseURL: job.agent.base_url,
-    apiKey: 'EMPTY',
     samplingArgs: job.agent.sampling_args,
     requestTimeoutMs: job.agent.model_timeout_s * 1000,
     maxRetries: job.agent.model_retries,
+    clientEndpoint: {
+      httpClient: new ModelHttpClient(new ModelEndpointPolicy({ allow: guard.allow, refuseInternal: guard.refuse_internal })),
+      onWithheld: (error, input) =>
+        log(`model endpoint failed for ${input.example.id}#${input.rolloutIndex} (detail withheld from the record): ${error.message}`),
+    },
   });
-  return withheldUpstreamErrors(agent, (error, input) =>
-    log(`model endpoint failed for ${input.example.id}#${input.rolloutIndex} (detail withheld from the record): ${error.message}`),
-  );
 }
 
 function modulePath(served: ServedEnvironment): string | null {

@@ -88,7 +88,7 @@ export function registerWorkerCommand(program: Command): void {
           agents: ['openai', ...Object.keys(builtInAgents), ...(backend === 'docker' ? CLI_AGENT_NAMES : [])],
           images: backend === 'docker' ? [config.sandbox.image] : [],
         },
-        executor: rollouts,
+        jobRunner: rollouts,
         log,
       });
       const metrics = workerMetrics(worker, probe, () => rollouts.poolStats());

@@ -1,11 +1,15 @@
 /**
  * Picks the agent for `corral eval`: --agent by name (an agent the environment module exports wins over a
- * built-in of the same name), else openai when --model is given, else the environment's built-in.
+ * built-in of the same name), else openai when --model is given, else the environment's built-in. The openai agent
+ * is built here only (createOpenAIAgent), for `corral eval`, /v1/rollouts and queue workers alike.
  */
 import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import { builtInAgentNotes, builtInAgents } from '../../runner/agents/baseline/baseline-agents.js';
+import type { AgentRunInput } from '../../runner/agents/agent.js';
+import type { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
+import { withheldUpstreamErrors } from '../runtime/withheld-upstream-errors.js';
 import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
 import { CliCodingAgent } from './cli-coding-agent.js';
 import type { AgentFactories } from './module-agents.js';
@@ -39,7 +43,7 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
     const baseURL = choice.baseUrl ?? endpointFromEnvironment(choice.model);
     const keySource = choice.apiKey ? '--api-key' : process.env['OPENAI_API_KEY'] ? 'OPENAI_API_KEY' : 'none (sent as EMPTY)';
     log(`model ${choice.model} at ${baseURL} (key: ${keySource}; ${choice.modelTimeoutS} s per attempt, ${choice.modelRetries} retries)`);
-    return new OpenAIAgent({
+    return createOpenAIAgent({
       model: choice.model,
       baseURL,
       ...(choice.apiKey ? { apiKey: choice.apiKey } : {}),
@@ -73,6 +77,42 @@ export function createAgent(choice: AgentChoice, moduleAgents: AgentFactories = 
   const agent = factory();
   if (typeof agent?.run !== 'function') throw new CorralError('ENV_ERR_INVALID_MODULE', `agents.${name}() did not return an agent (an object with run())`);
   return agent;
+}
+
+export interface OpenAIAgentChoice {
+  model: string;
+  baseURL: string;
+  /** Absent: OPENAI_API_KEY for the operator's endpoint; always 'EMPTY' or the client's own key for a client's endpoint. */
+  apiKey?: string;
+  samplingArgs: Record<string, unknown>;
+  returnTokens?: boolean;
+  tokenIn?: boolean;
+  requestTimeoutMs?: number;
+  maxRetries?: number;
+  /**
+   * An endpoint a remote client chose (corral serve, and its jobs on queue workers): connections go through this
+   * policy-guarded client, no key of this machine is sent there, and what the endpoint answers in an error goes to
+   * `onWithheld` (the server's or worker's log), the record getting the status and code only.
+   */
+  clientEndpoint?: { httpClient: ModelHttpClient; onWithheld: (error: CorralError, input: AgentRunInput) => void };
+}
+
+/** The one construction of the openai agent. Throws CFG_ERR_INVALID for sampling args it sets itself. */
+export function createOpenAIAgent(choice: OpenAIAgentChoice): Agent {
+  const client = choice.clientEndpoint;
+  const agent = new OpenAIAgent({
+    model: choice.model,
+    baseURL: choice.baseURL,
+    // Never this machine's OPENAI_API_KEY for a client's endpoint: it would be sent wherever the client chose.
+    ...(choice.apiKey ? { apiKey: choice.apiKey } : client ? { apiKey: 'EMPTY' } : {}),
+    samplingArgs: choice.samplingArgs,
+    ...(choice.returnTokens ? { returnTokens: true } : {}),
+    ...(choice.tokenIn ? { tokenIn: true } : {}),
+    ...(choice.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: choice.requestTimeoutMs }),
+    ...(choice.maxRetries === undefined ? {} : { maxRetries: choice.maxRetries }),
+    ...(client ? { httpClient: client.httpClient } : {}),
+  });
+  return client ? withheldUpstreamErrors(agent, client.onWithheld) : agent;
 }
 
 /** Agents fit for an environment, for the message that refuses a mismatched one. */

@@ -4,7 +4,7 @@
  * check. Every kind of run (local, queued, terminal) asks here.
  */
 import { CorralError } from '../../core/errors.js';
-import { runLiveness } from './run-liveness.js';
+import { runLiveness } from '../../runner/run/run-liveness.js';
 
 export function refuseActiveRun(previous: Record<string, unknown> | null, directory: string, log: (line: string) => void): void {
   const liveness = runLiveness(previous);

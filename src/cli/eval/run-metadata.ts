@@ -6,7 +6,7 @@
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
 import type { PreparedRun } from './prepare-run.js';
-import { thisWriter } from './run-liveness.js';
+import { thisWriter } from '../../runner/run/run-liveness.js';
 
 export function runMetadata(run: PreparedRun, options: EvalOptions, backend: string, startedAt: number): Record<string, unknown> {
   const { command, environment, agent, examples, previous } = run;
@@ -33,21 +33,4 @@ export function runMetadata(run: PreparedRun, options: EvalOptions, backend: str
     started_at: kept('started_at', started),
     ...thisWriter(),
   };
-}
-
-/**
- * The heartbeat write of metadata.json while a run goes on (local, queued and terminal runs). Called from a timer or
- * a rollout's callback, a failed write (EMFILE, a full disk) thrown there would end the whole run: log it and go on.
- */
-export function writeRunningMetadata(
-  writer: { writeMetadata(metadata: Record<string, unknown>): void },
-  metadata: Record<string, unknown>,
-  progress: Record<string, number>,
-  log: (line: string) => void,
-): void {
-  try {
-    writer.writeMetadata({ ...metadata, status: 'running', updated_at: new Date().toISOString(), progress });
-  } catch (error) {
-    log(`could not update metadata.json: ${(error as Error).message}`);
-  }
 }

@@ -2,11 +2,12 @@
  * `corral eval terminal --tasks <dir>`: every task of a Harbor / Terminal-Bench folder as trials (agent phase, then
  * the verifier in a fresh container), written as results.jsonl + metadata.json like every environment, with the
  * Harbor job layout beside them (result.json, one folder per trial). Same run directory, resume, progress, summary
- * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode: the run is the
- * one run driver (src/runner/run/) with the trial executor (src/terminal/trial/trial-executor.ts) and the results file as
- * its sink, so groups, retries of transient failures, the heartbeat, --max-errors and cancellation are every run's.
+ * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode: this file prepares
+ * the run and hands the one eval flow (eval-flow.ts: the run driver and the results-file sink) the trial executor
+ * (src/terminal/trial/trial-executor.ts), so groups, retries of transient failures, the heartbeat, --max-errors,
+ * cancellation and the summary are every run's.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CorralError } from '../../core/errors.js';
 import { describeEnvironmentSource } from '../../environment-packages/environment-source.js';
@@ -19,10 +20,8 @@ import { loadConfig } from '../../config/load-config.js';
 import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
-import type { RecordSink } from '../../runner/run/record-sink.js';
-import { type RunOutcome, runDriver } from '../../runner/run/run-driver.js';
-import { emptyProgress } from '../../runner/run/run-progress.js';
-import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import type { Example } from '../../runner/contract/environment.js';
+import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
 import { loadProvider } from '../../sandbox/registry.js';
@@ -45,14 +44,14 @@ import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
-import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
+import { parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
-import { createProgressDisplay } from './progress-display.js';
-import { writeRunningMetadata } from './run-metadata.js';
+import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { refuseActiveRun } from './refuse-active-run.js';
-import { thisWriter } from './run-liveness.js';
+import { thisWriter } from '../../runner/run/run-liveness.js';
+import type { EvalExecution } from './eval-flow.js';
 import { terminalOpenAIAgent } from './terminal-openai-agent.js';
 
 export const TERMINAL_AGENTS = ['oracle', 'nop', 'openai', ...CLI_AGENT_NAMES] as const;
@@ -64,16 +63,6 @@ export interface TerminalSettings {
   /** --no-internet: public tasks get no network either. */
   forbid_egress: boolean;
   base_image_map: string | null;
-}
-
-export interface TerminalRunOutcome {
-  directory: string;
-  metadata: Record<string, unknown>;
-  startedAt: number;
-  plannedRollouts: number;
-  rolloutsPerExample: number;
-  cancelled: boolean;
-  stoppedByMaxErrors: boolean;
 }
 
 /**
@@ -93,8 +82,22 @@ export function isTerminalRun(environmentArgument: string | undefined, options: 
   }
 }
 
-/** `environmentArgument`: `terminal` (with --tasks), a task folder path, or undefined (--resume). */
-export async function runTerminalEvaluation(options: EvalOptions, log: (line: string) => void, environmentArgument?: string): Promise<TerminalRunOutcome> {
+/** What `corral eval` hands the one eval flow for a terminal run: the trial executor and how the run is described. */
+export interface TerminalEvaluation {
+  execution: EvalExecution;
+  directory: string;
+  examples: Example[];
+  rolloutsPerExample: number;
+  plannedRollouts: number;
+  startedAt: number;
+}
+
+/**
+ * Everything before the first trial (`environmentArgument`: `terminal` with --tasks, a task folder path, or undefined
+ * with --resume): the run's settings, the checks that refuse a start (a run still being written, no Docker daemon,
+ * no model endpoint), leftovers of dead runs, the task images; then the trial executor for the one eval flow.
+ */
+export async function prepareTerminalEvaluation(options: EvalOptions, log: (line: string) => void, environmentArgument?: string): Promise<TerminalEvaluation> {
   const { command, settings, directory, previous } = resolveRun(options, environmentArgument);
   // Like every run: never two writers on one run directory.
   if (previous) refuseActiveRun(previous, directory, log);
@@ -112,22 +115,14 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
       { retries: options.modelRetries, log },
     );
   const { agent, proxy } = await trialAgentFor(command, options, log);
-  const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
-  // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
-  const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
-    log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
-    return { containers: 0, images: 0 };
-  });
-  if (reaped.containers + reaped.images > 0)
-    log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
-  const policy = { forbidEgress: settings.forbid_egress };
   const rolloutsPerExample = command.rollouts_per_example;
   const startedAt = Date.now();
   const plannedRollouts = tasks.length * rolloutsPerExample;
   const metadata: Record<string, unknown> = {
     env_id: TERMINAL_ENVIRONMENT,
     env: TERMINAL_ENVIRONMENT,
+    env_source: describeEnvironmentSource({ kind: 'task-folder', path: settings.tasks }),
     model: agent.model,
     agent: agent.name,
     backend: 'docker',
@@ -140,47 +135,43 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     terminal: settings,
     model_timeout_s: options.modelTimeout,
     model_retries: options.modelRetries,
-    env_source: describeEnvironmentSource({ kind: 'task-folder', path: settings.tasks }),
     max_errors: options.maxErrors ?? null,
     started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
     ...thisWriter(),
   };
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('cancelling: finishing in-flight trials and removing their containers (Ctrl-C again to quit at once)');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const policy = { forbidEgress: settings.forbid_egress };
   const pool = new TrialContainerPool({
     docker,
     policy,
     lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
     ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
   });
-  const display = createProgressDisplay(plannedRollouts - writer.completed.size, {
-    enabled: options.progress,
-    tty: process.stderr.isTTY === true,
-    intervalS: options.progressInterval,
-  });
-  // The results file is the sink: whole groups appended, metadata.json kept current on the driver's heartbeat.
-  const sink: RecordSink = {
-    existing: writer.existing,
-    writeGroup: (records) => writer.append(records),
-    heartbeat: (progress) =>
-      writeRunningMetadata(
-        writer,
-        metadata,
-        { done: progress.alreadyDone + progress.done, total: plannedRollouts, errored_this_session: progress.errored },
-        log,
-      ),
+  const close = async () => {
+    await pool.close();
+    await proxy?.close();
+    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
+      () => undefined,
+    );
+    closeDocker();
   };
-  let outcome: RunOutcome | undefined;
   try {
     // status "running" with this pid before the image builds, so a second --resume is refused from the start.
-    sink.heartbeat?.({ ...emptyProgress(writer.completed.size), total: plannedRollouts });
-    const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
+    mkdirSync(directory, { recursive: true });
+    const written = new Set(ResultsWriter.readRecords(directory).map((record) => resultKey(record.example_id, record.rollout_index)));
+    writeRunningMetadata(
+      { writeMetadata: (content) => ResultsWriter.writeMetadataTo(directory, content) },
+      metadata,
+      { done: written.size, total: plannedRollouts },
+      log,
+    );
+    // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
+    const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
+      log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
+      return { containers: 0, images: 0 };
+    });
+    if (reaped.containers + reaped.images > 0)
+      log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
+    const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
     log(`terminal: building ${tasks.length} task images (cached when unchanged)`);
@@ -190,9 +181,6 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
       logDirectory: join(directory, 'build-logs'),
       log,
     });
-    log(
-      `terminal: ${tasks.length} tasks x ${rolloutsPerExample} trials, agent ${agent.name} (${agent.model}), ${writer.completed.size} already done -> ${directory}`,
-    );
     const executor = trialExecutor({
       docker,
       pool,
@@ -204,40 +192,24 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
       modelName: usesModel(agent.name) ? agent.model : null,
       afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
     });
-    outcome = await runDriver({
-      task: TERMINAL_ENVIRONMENT,
+    return {
+      execution: {
+        executor,
+        metadata,
+        describe: `terminal: ${tasks.length} tasks x ${rolloutsPerExample} trials, agent ${agent.name} (${agent.model})`,
+        cancelling: 'finishing in-flight trials and removing their containers',
+        close,
+      },
+      directory,
       examples: tasks.map(taskExample),
       rolloutsPerExample,
-      concurrency: options.concurrency,
-      executor,
-      sink,
-      abortSignal: controller.signal,
-      maxErrors: maxErrorsLimit(options.maxErrors, plannedRollouts),
-      heartbeatMs: Math.max(1, options.progressInterval) * 1000,
-      onProgress: (progress) => display.update(progress),
-      log,
-    });
-  } finally {
-    display.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await pool.close();
-    await proxy?.close();
-    writer.close();
-    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
-      () => undefined,
-    );
-    closeDocker();
+      plannedRollouts,
+      startedAt,
+    };
+  } catch (error) {
+    await close();
+    throw error;
   }
-  return {
-    directory,
-    metadata,
-    startedAt,
-    plannedRollouts,
-    rolloutsPerExample,
-    cancelled: outcome.cancelled,
-    stoppedByMaxErrors: outcome.stoppedByMaxErrors,
-  };
 }
 
 /** The task folder a `corral eval <path>` argument names (built-in names first), else undefined. */

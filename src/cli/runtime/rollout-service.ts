@@ -1,22 +1,24 @@
 /**
  * The runner side of POST /v1/rollouts, built by `corral serve` and handed to buildServer: the same composition
- * as `corral eval` (a built-in environment, in-process MCP tool sessions over the server's pool, runEvaluation,
- * the OpenAI agent), except that the examples and the model come from the request and the records go to the
+ * as `corral eval` (a built-in environment, in-process MCP tool sessions over the server's pool, the run driver
+ * with the local or the queued executor, the OpenAI agent), except that the examples and the model come from the request and the records go to the
  * HTTP stream instead of results.jsonl.
  */
 import { CorralError } from '../../core/errors.js';
 import { stableStringify } from '../../core/stable-hash.js';
-import type { PreparedRollouts, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
-import { withheldUpstreamErrors } from './withheld-upstream-errors.js';
+import type { PreparedRollouts, RolloutLog, RolloutRequest, RolloutService } from '../../http/rollouts-contract.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
-import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
+import type { Agent } from '../../runner/agents/agent.js';
+import { createOpenAIAgent } from '../eval/agent-factory.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
 import { harnessTestsFromInfo } from '../../runner/rubrics/python-test-harness.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
-import { runEvaluation } from '../../runner/scheduler/run-evaluation.js';
+import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
+import { localExecutor } from '../../runner/run/local-executor.js';
+import { runDriver } from '../../runner/run/run-driver.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { buildSamples } from '../../runner/samples/build-samples.js';
 import { addToTally, emptySampleTally } from '../../runner/samples/sample-tally.js';
@@ -24,7 +26,7 @@ import { tokenDataWarning } from '../../runner/samples/token-data-warning.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { environmentRolloutFactory } from './environment-rollouts.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
-import { summarise } from '../eval/run-summary.js';
+import { summarise } from '../../runner/run/run-summary.js';
 import type { ToolRuntime } from './tool-runtime.js';
 
 export interface RolloutServiceOptions {
@@ -49,18 +51,17 @@ export interface RolloutServiceOptions {
    */
   server?: { host: string; modelEndpointAllowlist?: readonly string[] };
   /**
-   * `corral serve --queue`: runs the checked request's rollouts on queue workers instead of here (the records come
-   * back whole per group through onGroup, as runEvaluation gives them). Absent: runEvaluation in this process.
+   * `corral serve --queue`: the executor that runs the checked request's rollouts on queue workers instead of here
+   * (serve-queued-rollouts.ts). Absent: the local executor in this process. The driver, groups and samples are the same.
    */
-  runElsewhere?: (input: QueuedRolloutsInput) => Promise<void>;
+  queuedExecutor?: (input: QueuedRolloutsInput) => Promise<RolloutExecutor>;
 }
 
 export interface QueuedRolloutsInput {
   environment: Environment;
-  examples: readonly Example[];
   request: RolloutRequest;
-  abortSignal: AbortSignal;
-  onGroup: (records: ResultRecord[]) => void;
+  /** Rollouts the request asks for (examples x rollouts per example). */
+  plannedRollouts: number;
 }
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -119,12 +120,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       const examples = request.examples ?? selectExamples(await datasetOf(environment).catch(explainMissingDataset), request);
       // Refused before anything runs; the guarded pool refuses again at connect time.
       await endpointPolicy.assertAllowed(new URL(request.model.base_url));
-      const agent = withheldUpstreamErrors(createAgent(request, guardedHttp), (error, input) =>
-        log?.warn(
-          { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
-          'model endpoint failed (detail withheld from the rollout caller)',
-        ),
-      );
+      const agent = createAgent(request, guardedHttp, log);
       const rolloutsPerExample = request.rollouts_per_example;
       const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
       // Inline examples are the client's: their sandbox choices (image, network) are ignored, as the episode API does.
@@ -155,19 +151,21 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
               }),
             );
           };
-          if (options.runElsewhere) await options.runElsewhere({ environment, examples, request, abortSignal, onGroup: collect });
-          else
-            await runEvaluation({
-              environment,
-              agent,
-              rollouts,
-              examples,
-              rolloutsPerExample,
-              concurrency,
-              abortSignal,
-              ...(request.seed === undefined ? {} : { seed: request.seed }),
-              onGroup: collect,
-            });
+          // The one decision: which executor runs the rollouts. The driver and the HTTP sink are the same for each.
+          const executor = options.queuedExecutor
+            ? await options.queuedExecutor({ environment, request, plannedRollouts: examples.length * rolloutsPerExample })
+            : localExecutor({ environment, agent, rollouts, ...(request.seed === undefined ? {} : { seed: request.seed }) });
+          await runDriver({
+            task: environment.name,
+            examples,
+            rolloutsPerExample,
+            concurrency,
+            executor,
+            // The HTTP sink: each whole group goes to the NDJSON stream; a request never resumes, so nothing exists before.
+            sink: { existing: [], writeGroup: collect },
+            abortSignal,
+            log: (line) => log?.warn({}, line),
+          });
           const summary = summarise(records);
           return {
             rollouts: summary.rollouts,
@@ -210,19 +208,25 @@ function explainMissingDataset(error: unknown): never {
   throw error;
 }
 
-function createAgent(request: RolloutRequest, httpClient: ModelHttpClient): OpenAIAgent {
+function createAgent(request: RolloutRequest, httpClient: ModelHttpClient, log: RolloutLog | undefined): Agent {
   try {
-    return new OpenAIAgent({
-      httpClient,
+    return createOpenAIAgent({
       model: request.model.model,
       baseURL: request.model.base_url,
-      // Never the server's OPENAI_API_KEY: it would be sent to whatever base_url the client chose.
-      apiKey: request.model.api_key ?? 'EMPTY',
+      ...(request.model.api_key === undefined ? {} : { apiKey: request.model.api_key }),
       samplingArgs: request.sampling_args ?? {},
-      returnTokens: request.return_tokens,
-      tokenIn: request.token_in,
+      ...(request.return_tokens ? { returnTokens: true } : {}),
+      ...(request.token_in ? { tokenIn: true } : {}),
       ...(request.model.timeout_ms === undefined ? {} : { requestTimeoutMs: request.model.timeout_ms }),
       ...(request.model.max_retries === undefined ? {} : { maxRetries: request.model.max_retries }),
+      clientEndpoint: {
+        httpClient,
+        onWithheld: (error, input) =>
+          log?.warn(
+            { err: error, code: error.code, exampleId: input.example.id, rolloutIndex: input.rolloutIndex },
+            'model endpoint failed (detail withheld from the rollout caller)',
+          ),
+      },
     });
   } catch (error) {
     // The agent refuses sampling args it sets itself (model, messages, tools, stream, n).

@@ -26,6 +26,24 @@ export interface RolloutExecutor {
   readonly retriesInside?: boolean;
   /** Before the first rollout of an example: how many of its rollouts will run (trial containers warm up per task). */
   plan?(example: Example, rollouts: number): void | Promise<void>;
+  /**
+   * Before anything runs: the keys the sink holds already (a resumed run), read once by the driver. A queue drops its
+   * stored copies of them and keeps, for the keys still to run, what workers stored while no producer was reading.
+   */
+  begin?(written: ReadonlySet<string>): void | Promise<void>;
   /** The keys (`exampleId#rolloutIndex`) the sink has now written durably; a queue drops its copies of them. */
   written?(keys: readonly string[]): void | Promise<void>;
+  /**
+   * After the last rollout, however the run ended (also when it threw). A queue removes a cancelled run's waiting
+   * jobs (a run stopped by --max-errors leaves them to --resume), lets a finished run's keys expire, and disconnects.
+   */
+  end?(outcome: RunEnd): void | Promise<void>;
+}
+
+export interface RunEnd {
+  /** The caller cancelled (Ctrl-C, a closed HTTP stream). */
+  cancelled: boolean;
+  stoppedByMaxErrors: boolean;
+  /** Every rollout of the run was finished and handed to the sink. */
+  complete: boolean;
 }

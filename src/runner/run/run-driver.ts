@@ -5,6 +5,7 @@
  * sink) and retries of transient failures. One rollout's failure never cancels another; cancelled rollouts are not
  * recorded, so --resume redoes them. A group (the r rollouts of one example) is written whole, once all finish.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import { abortableDelay, backoffDelayMs } from '../../core/backoff.js';
 import type { DatasetSource, Example } from '../contract/environment.js';
@@ -31,6 +32,8 @@ export interface RunDriverOptions {
   abortSignal: AbortSignal;
   /** Stop (cancelling what is in flight) once more rollouts than this have errored in this session. */
   maxErrors?: number;
+  /** --max-errors as the user wrote it (e.g. "5%"), for the line that says why the run stopped. */
+  maxErrorsAsGiven?: string;
   /** Attempts per rollout for transient sandbox/runner/tool failures (default 3), unless the executor retries inside. */
   maxAttempts?: number;
   /** Heartbeat period (default 5 s): sink.heartbeat runs on it and after every group. */
@@ -67,6 +70,8 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
   const progress = emptyProgress(done.size);
   // The driver's own signal: the caller's cancel, or --max-errors.
   const controller = new AbortController();
+  // Every rollout in flight listens on it (its agent, its sandbox, a queued job's wait): not a leak.
+  setMaxListeners(0, controller.signal);
   const onCallerAbort = () => controller.abort();
   if (options.abortSignal.aborted) controller.abort();
   else options.abortSignal.addEventListener('abort', onCallerAbort, { once: true });
@@ -96,7 +101,7 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
     if (options.maxErrors !== undefined && progress.errored > options.maxErrors && !controller.signal.aborted) {
       stoppedByMaxErrors = true;
       options.log?.(
-        `stopping: ${progress.errored} rollouts errored, more than --max-errors allows (${options.maxErrors}); in-flight rollouts are cancelled and --resume redoes them`,
+        `stopping: ${progress.errored} rollouts errored, more than --max-errors ${options.maxErrorsAsGiven ?? options.maxErrors} allows (${options.maxErrors}); in-flight rollouts are cancelled and --resume redoes them`,
       );
       controller.abort();
     }
@@ -123,7 +128,9 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
         .catch((error: unknown) => options.log?.(`could not write a group of ${group.example.id}: ${error instanceof Error ? error.message : String(error)}`));
   };
 
+  let outcome: RunOutcome | undefined;
   try {
+    await options.executor.begin?.(done);
     // A list's total is known before the first rollout (the progress bar needs it); a stream's grows as it is read.
     const listed = Array.isArray(options.examples) ? (options.examples as readonly Example[]) : undefined;
     const limit = options.limit === undefined || options.limit < 0 ? undefined : options.limit;
@@ -138,12 +145,16 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
     }
     // Queued tasks see the aborted signal and return at once (p-queue's clear() would leave their promises pending).
     await queue.onIdle();
+    outcome = { progress, stoppedByMaxErrors, cancelled: options.abortSignal.aborted };
   } finally {
     clearInterval(timer);
     options.abortSignal.removeEventListener('abort', onCallerAbort);
     heartbeat();
+    const cancelled = options.abortSignal.aborted;
+    const complete = outcome !== undefined && !controller.signal.aborted && progress.done === progress.total;
+    await options.executor.end?.({ cancelled, stoppedByMaxErrors, complete });
   }
-  return { progress, stoppedByMaxErrors, cancelled: options.abortSignal.aborted };
+  return outcome;
 }
 
 async function runWithRetries(options: RunDriverOptions, signal: AbortSignal, example: Example, rolloutIndex: number): Promise<ResultRecord | undefined> {

@@ -11,7 +11,6 @@ import type { ResultRecord } from '../trajectory/result-record.js';
 import { localExecutor } from '../run/local-executor.js';
 import { runDriver } from '../run/run-driver.js';
 import type { RunProgress } from '../run/run-progress.js';
-import { groupFieldFor } from './group-stats.js';
 
 export type EvaluationProgress = Omit<RunProgress, 'alreadyDone'>;
 
@@ -61,10 +60,4 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   });
   const { alreadyDone: _alreadyDone, ...progress } = outcome.progress;
   return progress;
-}
-
-/** Statistics over the whole group: the new records and any written before a resume (the caller restates those). */
-export function withGroupStats(records: ResultRecord[], earlier: readonly ResultRecord[]): ResultRecord[] {
-  const members = [...earlier, ...records];
-  return records.sort((a, b) => a.rollout_index - b.rollout_index).map((record) => ({ ...record, group: groupFieldFor(record, members) }));
 }

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_PREFIX, capabilityQueueName, rolloutJobId, runKeys } from '../../../src/queue/queue-keys.js';
 import { ResultStore } from '../../../src/queue/result-store.js';
 import { ROLLOUT_JOB_VERSION, type RolloutJob } from '../../../src/queue/rollout-job.js';
-import { runQueued } from '../../../src/queue/rollout-producer.js';
 import { RolloutWorker } from '../../../src/queue/rollout-worker.js';
 import type { StoredResult } from '../../../src/queue/result-store.js';
+import { runOnQueue, templateOf } from './queued-run.js';
 import type { ResultRecord } from '../../../src/runner/trajectory/result-record.js';
 import { type TestRedisServer, redisServerAvailable, startRedisServer } from '../../helpers/redis-server.js';
 
@@ -52,22 +52,17 @@ describe.skipIf(!available)('corrupt data in the queue', () => {
     // One body that is not JSON, one that is the record of another key.
     await redis.hset(runKeys('badresult').records, 'e3#0', '{"example_id": "e3", "rollout');
     await redis.hset(runKeys('badresult').records, 'e7#0', JSON.stringify(record('e8')));
-    const received: StoredResult[] = [];
     const logged: string[] = [];
-    const outcome = await runQueued({
-      redisUrl: new URL(server.url()),
+    const { outcome, records } = await runOnQueue({
+      redisUrl: server.url(),
       runId: 'badresult',
-      jobs,
-      maxDepth: 20,
+      job: templateOf(jobs[0]!),
+      examples: jobs.map((each) => each.example),
       abortSignal: AbortSignal.timeout(20_000),
       log: (line) => logged.push(line),
-      onResult: (result) => {
-        received.push(result);
-        return [result.key];
-      },
     });
-    expect(outcome.received).toBe(12);
-    const byKey = new Map(received.map((result) => [result.key, result.record]));
+    expect(outcome.progress.done).toBe(12);
+    const byKey = new Map(records.map((each) => [`${each.example_id}#${each.rollout_index}`, each]));
     expect(byKey.get('e3#0')).toMatchObject({ example_id: 'e3', rollout_index: 0, reward: null, error: { code: 'QUEUE_ERR_INVALID_RESULT' } });
     expect(byKey.get('e3#0')!.prompt).toEqual([{ role: 'user', content: 'say e3' }]);
     expect(byKey.get('e7#0')).toMatchObject({ example_id: 'e7', reward: null, error: { code: 'QUEUE_ERR_INVALID_RESULT' } });
@@ -94,7 +89,7 @@ describe.skipIf(!available)('corrupt data in the queue', () => {
       leaseMs: 1_000,
       capabilities: { backends: ['process'], environments: [environment], agents: [], images: [] },
       log: () => undefined,
-      executor: {
+      jobRunner: {
         async run(payload) {
           ran.push(payload.example.id);
           return record(payload.example.id);

@@ -1,4 +1,4 @@
-/** The worker's job protocol against a real redis-server and real BullMQ queues, with an in-process rollout executor. */
+/** The worker's job protocol against a real redis-server and real BullMQ queues, with an in-process job runner. */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe.skipIf(!available)('RolloutWorker', () => {
       leaseMs: 2_000,
       capabilities: { backends: ['process'], environments: ['unit-env'], agents: [], images: [] },
       log: () => undefined,
-      executor: {
+      jobRunner: {
         async run(payload) {
           ran.push(payload.example.id);
           return { example_id: payload.example.id, rollout_index: payload.rollout_index, reward: 1, error: null, attempts: 1 } as unknown as ResultRecord;

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarise } from '../../../src/cli/eval/run-summary.js';
+import { summarise } from '../../../src/runner/run/run-summary.js';
 import { buildViewerServer } from '../../../src/http/viewer-server.js';
 import type { ResultRecord } from '../../../src/runner/trajectory/result-record.js';
 import { syntheticRecord, writeSyntheticRun } from '../../../benchmarks/view-synthetic-run.js';

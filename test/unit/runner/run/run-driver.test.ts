@@ -179,4 +179,27 @@ describe('runDriver', () => {
     expect(outcome.cancelled).toBe(true);
     expect(sink.groups.flat().map((record) => record.example_id)).toEqual(['a', 'a']);
   });
+
+  it('hands the executor the keys the sink holds before anything runs, and how the run ended after the last rollout', async () => {
+    const earlier = scored({ example: examples[0]!, rolloutIndex: 0, attempt: 1, abortSignal: new AbortController().signal });
+    const events: string[] = [];
+    const executor = (stopAfter?: AbortController): RolloutExecutor => ({
+      begin: (written) => void events.push(`begin ${[...written].join(',')}`),
+      run: async (work) => {
+        events.push(`run ${work.example.id}#${work.rolloutIndex}`);
+        if (stopAfter && work.example.id === 'b') stopAfter.abort();
+        return stopAfter?.signal.aborted ? undefined : scored(work);
+      },
+      end: (outcome) => void events.push(`end ${JSON.stringify(outcome)}`),
+    });
+    await runDriver({ ...driverOptions(executor(), memorySink([earlier])), concurrency: 1 });
+    expect(events[0]).toBe('begin a#0');
+    expect(events).not.toContain('run a#0');
+    expect(events.at(-1)).toBe('end {"cancelled":false,"stoppedByMaxErrors":false,"complete":true}');
+
+    events.length = 0;
+    const controller = new AbortController();
+    await runDriver({ ...driverOptions(executor(controller), memorySink()), concurrency: 1, abortSignal: controller.signal });
+    expect(events.at(-1)).toBe('end {"cancelled":true,"stoppedByMaxErrors":false,"complete":false}');
+  });
 });

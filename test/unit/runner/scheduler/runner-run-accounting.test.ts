@@ -4,8 +4,8 @@
  * chat-completion fields that feed truncation and token totals, and a throwing rubric's own error code.
  */
 import { describe, expect, it } from 'vitest';
-import { passAtK, passAtKByK, reportedKs } from '../../../../src/cli/eval/pass-at-k.js';
-import { summarise } from '../../../../src/cli/eval/run-summary.js';
+import { passAtK, passAtKByK, reportedKs } from '../../../../src/runner/run/pass-at-k.js';
+import { summarise } from '../../../../src/runner/run/run-summary.js';
 import { answerWithoutReasoning } from '../../../../src/runner/agents/openai/reasoning-text.js';
 import { readChatCompletion } from '../../../../src/runner/agents/openai/chat-completion-response.js';
 import { groupStats, restateGroupStats } from '../../../../src/runner/scheduler/group-stats.js';

@@ -2,8 +2,8 @@
  * Over results.jsonl records, for metadata.json (vf-eval's avg_reward, avg_<metric>, plus corral's counts) and
  * the summary table: errors by code with one sample message each, truncations, token totals and pass@k.
  */
-import type { TokenUsage } from '../../runner/trajectory/messages.js';
-import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import type { TokenUsage } from '../trajectory/messages.js';
+import type { ResultRecord } from '../trajectory/result-record.js';
 import { passAtKByK } from './pass-at-k.js';
 
 export interface RunSummary {

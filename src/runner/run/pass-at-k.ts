@@ -4,7 +4,7 @@
  * examples with n >= k. A rollout passes when its reward reaches PASS_REWARD (full marks on a 0/1 rubric);
  * errored rollouts are not samples, so they count in neither n nor c.
  */
-import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import type { ResultRecord } from '../trajectory/result-record.js';
 
 export const PASS_REWARD = 1;
 

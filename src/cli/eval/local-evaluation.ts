@@ -1,0 +1,38 @@
+/**
+ * `corral eval` in this process: the environment's tools (backend, images, a CLI agent's install) opened before the
+ * run directory exists, so a refused start leaves no folder behind, and the local executor over them.
+ */
+import { localExecutor } from '../../runner/run/local-executor.js';
+import type { EvalExecution } from './eval-flow.js';
+import type { EvalOptions } from './eval-options.js';
+import { openEnvironmentTools } from './environment-tools.js';
+import type { PreparedRun } from './prepare-run.js';
+import { runMetadata } from './run-metadata.js';
+import { recordingToolSchemas } from './tool-schemas.js';
+
+export async function localEvaluation(run: PreparedRun, options: EvalOptions, startedAt: number, log: (line: string) => void): Promise<EvalExecution> {
+  const { command, environment, agent, examples } = run;
+  const { runtime, rollouts } = await openEnvironmentTools(environment, run.config, {
+    ...(command.env_args.corpus ? { corpus: command.env_args.corpus } : {}),
+    log,
+    agent,
+  });
+  const metadata = runMetadata(run, options, runtime.backend, startedAt);
+  const executor = localExecutor({
+    environment,
+    // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
+    agent: recordingToolSchemas(agent, metadata),
+    rollouts,
+    ...(command.seed === null ? {} : { seed: command.seed }),
+  });
+  return {
+    executor,
+    metadata,
+    describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}`,
+    cancelling: 'finishing in-flight rollouts and releasing sandboxes',
+    close: async () => {
+      await agent.close?.().catch(() => undefined);
+      await runtime.close();
+    },
+  };
+}
