@@ -76,7 +76,7 @@ export function registerEvalCommand(program: Command): void {
         if (options.queue)
           throw new CorralError(
             'QUEUE_ERR_UNSUPPORTED',
-            'corral eval terminal runs trials here, not through the queue: drop --queue (workers run MCP-episode environments)',
+            'terminal tasks (corral eval <task folder>, corral eval terminal) run their trials here, not through the queue yet: drop --queue (workers run MCP-episode environments)',
           );
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
         const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);
