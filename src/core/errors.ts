@@ -323,6 +323,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A trial container could not be created, started, committed or verified (daemon error, an image without python3 or /opt/corral/agent, a failed healthcheck); details name the phase.',
   },
+  TERMINAL_ERR_CONTAINER_UNAVAILABLE: {
+    audience: 'infrastructure',
+    transient: true,
+    doc: 'The Docker daemon failed while creating, attaching or starting a trial container (a 5xx answer, a reset or refused socket): the trial is errored as transient and the run retries it in a fresh container.',
+  },
   TERMINAL_ERR_STORAGE_EXCEEDED: {
     audience: 'caller',
     transient: false,

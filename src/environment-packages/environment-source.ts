@@ -13,7 +13,8 @@ import type { InstalledEnvironmentRecord } from './installed-environments.js';
 export type EnvironmentLocation =
   | { kind: 'built-in'; name: string }
   | { kind: 'package'; name: string; version: string; directory: string; entryPath: string; record: InstalledEnvironmentRecord | null }
-  | { kind: 'module'; path: string };
+  | { kind: 'module'; path: string }
+  | { kind: 'task-folder'; path: string };
 
 export type EnvironmentSource =
   | { kind: 'built-in'; name: string; corral_version: string }
@@ -28,7 +29,8 @@ export type EnvironmentSource =
       resolved: string | null;
       integrity: string | null;
     }
-  | { kind: 'module'; path: string; sha256: string; package: { name: string; version: string | null; path: string } | null };
+  | { kind: 'module'; path: string; sha256: string; package: { name: string; version: string | null; path: string } | null }
+  | { kind: 'task-folder'; path: string };
 
 export function describeEnvironmentSource(location: EnvironmentLocation): EnvironmentSource {
   if (location.kind === 'built-in') return { kind: 'built-in', name: location.name, corral_version: corralVersion() };
@@ -45,6 +47,7 @@ export function describeEnvironmentSource(location: EnvironmentLocation): Enviro
       integrity: location.record?.integrity ?? null,
     };
   }
+  if (location.kind === 'task-folder') return { kind: 'task-folder', path: location.path };
   return { kind: 'module', path: location.path, sha256: sha256File(location.path), package: enclosingPackage(location.path) };
 }
 

@@ -3,7 +3,8 @@
  * Environment and where it came from, in this order: a built-in name; an installed package's name (optionally
  * name@version); a module file or a package folder at that path. Nothing is ever installed here: a name that is not
  * installed is refused with the exact `corral env install` command, so a typo (corral-env-vualt) never fetches and
- * runs a stranger's package without the user asking for it.
+ * runs a stranger's package without the user asking for it. A Harbor / Terminal-Bench task folder at that path is
+ * located as a task folder (task-folder.ts): its rollouts are trials, which `corral eval` runs with the trial executor.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { loadEnvironmentModule } from '../runner/environments/load-environment.j
 import type { EnvironmentCache } from './environment-cache.js';
 import { isEnvironmentPackageName, readEnvironmentPackage } from './environment-package-manifest.js';
 import { type EnvironmentLocation, type EnvironmentSource, describeEnvironmentSource } from './environment-source.js';
+import { isTaskFolder } from './task-folder.js';
 import { findInstalledRecord, installedPackageDirectory, readInstalledRecords } from './installed-environments.js';
 
 export interface ResolvedEnvironment {
@@ -35,6 +37,12 @@ export interface ResolveEnvironmentOptions {
 
 export async function resolveEnvironment(nameOrPath: string, options: ResolveEnvironmentOptions): Promise<ResolvedEnvironment> {
   const location = await locateEnvironment(nameOrPath, options);
+  if (location.kind === 'task-folder')
+    throw new CorralError(
+      'TASK_ERR_UNSUPPORTED',
+      `${location.path} is a Harbor / Terminal-Bench task folder: run its trials with \`corral eval ${location.path}\` (serving one as MCP tools is not supported yet)`,
+      { details: { path: location.path } },
+    );
   const environment =
     location.kind === 'built-in'
       ? options.builtIns[location.name]!()
@@ -42,7 +50,8 @@ export async function resolveEnvironment(nameOrPath: string, options: ResolveEnv
   return { environment, location, modulePath: location.kind === 'built-in' ? null : modulePathOf(location), source: describeEnvironmentSource(location) };
 }
 
-const modulePathOf = (location: Exclude<EnvironmentLocation, { kind: 'built-in' }>) => (location.kind === 'package' ? location.entryPath : location.path);
+const modulePathOf = (location: Extract<EnvironmentLocation, { kind: 'package' | 'module' }>) =>
+  location.kind === 'package' ? location.entryPath : location.path;
 
 /** Where `nameOrPath` points; loads and installs nothing. */
 export async function locateEnvironment(nameOrPath: string, options: ResolveEnvironmentOptions): Promise<EnvironmentLocation> {
@@ -56,6 +65,7 @@ export async function locateEnvironment(nameOrPath: string, options: ResolveEnvi
   const path = resolve(nameOrPath);
   if (existsSync(path)) {
     if (statSync(path).isFile()) return { kind: 'module', path };
+    if (isTaskFolder(path)) return { kind: 'task-folder', path };
     // A package folder (a checkout of an environment package): its declared entry module.
     const manifest = readEnvironmentPackage(path);
     return { kind: 'module', path: manifest.entryPath };

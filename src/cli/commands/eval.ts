@@ -7,13 +7,13 @@
 import type { Command } from 'commander';
 import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import { CorralError } from '../../core/errors.js';
-import { finishEvalRun, runEvalFlow } from '../eval/eval-flow.js';
+import { runEvalFlow } from '../eval/eval-flow.js';
 import { parseEvalOptions } from '../eval/eval-options.js';
 import { localEvaluation } from '../eval/local-evaluation.js';
 import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
-import { writeRunSamples } from '../eval/run-samples.js';
-import { isTerminalRun, runTerminalEvaluation } from '../eval/terminal-run.js';
+import { isTerminalRun, prepareTerminalEvaluation } from '../eval/terminal-run.js';
+import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
 import { queuedEvaluation } from '../eval/queued-evaluation.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -26,7 +26,7 @@ export function registerEvalCommand(program: Command): void {
     .exitOverride()
     .argument(
       '[env]',
-      'a built-in environment (wiki-search, python-code, terminal with --tasks), an installed environment package (`corral env install`), or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
+      'a built-in environment (wiki-search, python-code, terminal with --tasks), a Harbor / Terminal-Bench task folder or a folder of them (runs trials, as terminal --tasks does), an installed environment package (`corral env install`), or a path to a module that default-exports defineEnvironment({...}); not needed with --resume',
     )
     .option(
       '--agent <name>',
@@ -76,12 +76,23 @@ export function registerEvalCommand(program: Command): void {
         if (options.queue)
           throw new CorralError(
             'QUEUE_ERR_UNSUPPORTED',
-            'corral eval terminal runs trials here, not through the queue: drop --queue (workers run MCP-episode environments)',
+            'terminal tasks (corral eval <task folder>, corral eval terminal) run their trials here, not through the queue yet: drop --queue (workers run MCP-episode environments)',
           );
         // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
-        const run = await runTerminalEvaluation(options, log);
-        process.exitCode = finishEvalRun(run.directory, run.metadata, { ...run, log });
-        if (options.samples) await writeRunSamples(run.directory, log);
+        const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);
+        process.exitCode = await runEvalFlow({
+          ...terminal.execution,
+          directory: terminal.directory,
+          task: TERMINAL_ENVIRONMENT,
+          examples: terminal.examples,
+          rolloutsPerExample: terminal.rolloutsPerExample,
+          plannedRollouts: terminal.plannedRollouts,
+          options,
+          // Each CLI trial's ATIF trajectory is already in its trial's agent/ folder (Harbor's place).
+          atif: false,
+          startedAt: terminal.startedAt,
+          log,
+        });
         return;
       }
       const run = await prepareRun(options, environmentArgument, log);

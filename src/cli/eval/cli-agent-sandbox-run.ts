@@ -1,6 +1,7 @@
 /**
- * One CLI agent run inside a sandbox that has no network: the rollout's own sandbox in `corral eval` (the one the
- * environment's tools, hooks and rubric use), or one leased here for the agents benchmark. The host side serves
+ * One CLI agent run inside a sandbox that has no network, the one copy of this plumbing: the rollout's own sandbox in
+ * `corral eval` (the one the environment's tools, hooks and rubric use), a terminal trial's container
+ * (terminal-cli-agent.ts), or one leased here for the agents benchmark. The host side serves
  * two unix sockets in the rollout's socket folder: the recording model proxy (this rollout's own listener and key)
  * and corral's MCP tools. The folder is mounted read-only at /opt/corral/sockets; inside,
  * sandboxes/cli-bridge/socket_bridge.py relays 127.0.0.1:4000 and :4001 to them, since the CLIs speak TCP only.
@@ -75,6 +76,17 @@ export interface CliAgentRunOptions {
   abortSignal?: AbortSignal;
   /** Runs after the CLI exited (e.g. read the workspace). */
   inspect?: (session: SandboxSession) => Promise<void>;
+  /** Where the CLI runs (default /workspace, an environment sandbox's workspace; a trial runs in its task's workdir). */
+  workdir?: string;
+  /** Added to the CLI's process environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Output kept of the CLI's stdout and stderr, each (default 1,000,000 characters). */
+  maxOutputChars?: number;
+  /**
+   * Copies the CLI's session logs to this folder inside the sandbox (a trial's /logs/agent/sessions, collected with
+   * the rest of /logs/agent) instead of returning them as a tar.
+   */
+  copyLogsTo?: string;
 }
 
 export interface CliAgentSandboxRunResult {
@@ -83,7 +95,7 @@ export interface CliAgentSandboxRunResult {
   calls: ModelCall[];
   /** The proxy's per-rollout limit was passed (PROXY_ERR_ROLLOUT_LIMIT): the rollout is errored, its calls cut short. */
   limitFailure: RolloutFailure | null;
-  /** The CLI's own session logs (tar of its log folders, base64), collected before the sandbox went away. */
+  /** The CLI's own session logs (tar of its log folders, base64), collected before the sandbox went away; '' with copyLogsTo. */
   logsTarBase64: string;
 }
 
@@ -127,28 +139,33 @@ export async function runCliAgent(options: CliAgentRunOptions): Promise<CliAgent
     await writeSandboxFile(session, BRIDGE_PATH, await readFile(join(projectRoot(), 'sandboxes/cli-bridge/socket_bridge.py'), 'utf8'));
     for (const file of invocation.files) await writeSandboxFile(session, file.path, file.content);
     const exit = await session.exec({
-      command: ['bash', '-c', RUN_SCRIPT, 'corral-cli', ...cliLauncher(options.agent), ...invocation.arguments],
-      env: runEnvironment(options.agent, invocation),
+      command: ['bash', '-c', RUN_SCRIPT, 'corral-cli', options.workdir ?? '/workspace', ...cliLauncher(options.agent), ...invocation.arguments],
+      // Claude Code refuses --dangerously-skip-permissions as root unless told it is in a sandbox (it always is here).
+      env: { ...runEnvironment(options.agent, invocation), IS_SANDBOX: '1', ...options.env },
       stdin: invocation.stdin ?? '',
       timeoutMs: options.timeoutMs ?? 300_000,
-      maxOutputChars: 1_000_000,
+      maxOutputChars: options.maxOutputChars ?? 1_000_000,
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
     // The CLI is done: what calls the model socket from now on is not the CLI (a process it left behind).
     await rollout.close();
     const calls = [...rollout.calls];
-    const logs = await session.exec({
-      command: [
-        'bash',
-        '-c',
-        'tar -C / -c --ignore-failed-read "$@" 2>/dev/null | base64 -w0',
-        'logs',
-        ...invocation.logDirectories.map((path) => path.slice(1)),
-      ],
-      maxOutputChars: 20_000_000,
-    });
+    const logsTarBase64 = options.copyLogsTo
+      ? await copyLogs(session, invocation.logDirectories, options.copyLogsTo)
+      : (
+          await session.exec({
+            command: [
+              'bash',
+              '-c',
+              'tar -C / -c --ignore-failed-read "$@" 2>/dev/null | base64 -w0',
+              'logs',
+              ...invocation.logDirectories.map((path) => path.slice(1)),
+            ],
+            maxOutputChars: 20_000_000,
+          })
+        ).stdout;
     await options.inspect?.(session);
-    return { exit, calls, limitFailure: rollout.limitFailure(), logsTarBase64: logs.stdout };
+    return { exit, calls, limitFailure: rollout.limitFailure(), logsTarBase64 };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
@@ -188,18 +205,30 @@ export async function runCliAgentInSandbox(options: CliAgentSandboxRunOptions): 
   }
 }
 
+/** Copies the CLI's log folders that exist into `target` in the sandbox; a CLI that left none is fine. Returns ''. */
+async function copyLogs(session: SandboxSession, logDirectories: readonly string[], target: string): Promise<string> {
+  await session
+    .exec({
+      command: ['bash', '-c', 'mkdir -p "$1" && for d in "${@:2}"; do [ -d "$d" ] && cp -r "$d" "$1/" ; done; true', 'logs', target, ...logDirectories],
+      timeoutMs: 30_000,
+    })
+    .catch(() => undefined);
+  return '';
+}
+
 /**
- * Starts the bridge, waits for its "ready", then runs the CLI ("$@") in the workspace; the bridge dies with the
- * script. The state folders exist before the CLI starts, since some CLIs refuse a missing HOME.
+ * Starts the bridge, waits for its "ready", then runs the CLI ("${@:2}") in the working directory ($1); the bridge
+ * dies with the script. The state folders exist before the CLI starts, since some CLIs refuse a missing HOME.
  */
 const RUN_SCRIPT = `
 set -u
+workdir=$1; shift
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
 python3 ${BRIDGE_PATH} ${MODEL_PORT}=${SOCKETS_TARGET}/model.sock ${MCP_PORT}=${SOCKETS_TARGET}/mcp.sock > /tmp/corral-bridge/bridge.log 2>&1 &
 bridge=$!
 trap 'kill $bridge 2>/dev/null' EXIT
 for _ in $(seq 1 200); do grep -q ready /tmp/corral-bridge/bridge.log 2>/dev/null && break; sleep 0.05; done
-cd /workspace
+cd "$workdir" || exit 97
 "$@"
 `;
 

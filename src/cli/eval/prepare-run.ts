@@ -21,7 +21,7 @@ import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenReq
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
 import { defaultRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
-import { runLiveness } from '../../runner/run/run-liveness.js';
+import { refuseActiveRun } from './refuse-active-run.js';
 
 export interface PreparedRun {
   command: RunCommand;
@@ -51,7 +51,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     previous = readMetadata(directory);
     stored = storedCommand(previous, directory);
     assertResumeMatches(stored, given, typeof previous?.backend === 'string' ? previous.backend : undefined, directory);
-    reportLiveness(previous, directory, log);
+    refuseActiveRun(previous, directory, log);
   } else {
     if (environmentArgument === undefined)
       throw new CorralError('CFG_ERR_INVALID', 'corral eval needs <env> (a built-in name or a module path), or --resume DIR');
@@ -155,21 +155,6 @@ function readMetadata(directory: string): Record<string, unknown> | null {
   } catch (error) {
     throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: metadata.json is not JSON (${(error as Error).message})`);
   }
-}
-
-function reportLiveness(previous: Record<string, unknown> | null, directory: string, log: (line: string) => void): void {
-  const liveness = runLiveness(previous);
-  if (liveness.state === 'active') {
-    throw new CorralError(
-      'RUNNER_ERR_RUN_ACTIVE',
-      `--resume ${directory}: corral eval pid ${liveness.writer.pid} on this host is still writing this run; wait for it, or stop it first`,
-      { details: { ...liveness.writer } },
-    );
-  }
-  if (liveness.state === 'interrupted')
-    log(`resuming an interrupted run: pid ${liveness.writer.pid} on ${liveness.writer.hostname} stopped while the run was still running`);
-  if (liveness.state === 'unknown')
-    log(`warning: this run was last written by pid ${liveness.writer.pid} on ${liveness.writer.hostname}; make sure it is no longer running there`);
 }
 
 /** A resumed run should finish with what it started with; a changed package version or module file is worth a line. */

@@ -8,31 +8,16 @@
  * graded folder; its session logs are copied to /logs/agent/sessions, its output and the ATIF trajectory are
  * written by the host into <trial>/agent/.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CliAgentDefinition } from '../../cli-agents/cli-agent.js';
-import { cliAgentMounts, cliLauncher } from '../../cli-agents/agent-installation.js';
-import { loadConfig } from '../../config/load-config.js';
+import { cliAgentMounts } from '../../cli-agents/agent-installation.js';
 import { CorralError } from '../../core/errors.js';
-import { projectRoot } from '../../core/project-root.js';
-import { buildServer } from '../../http/build-server.js';
 import type { ToolCatalog } from '../../mcp/tool-catalog.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import type { ModelProxy } from '../../model-proxy/model-proxy.js';
 import type { TrialAgent, TrialAgentContext, TrialAgentOutcome } from '../../terminal/trial/trial-agent.js';
 import type { TrialContainerMounts } from '../../terminal/trial/trial-container.js';
 import { AGENT_LOGS_DIRECTORY } from '../../terminal/trial/trial-container-options.js';
-import {
-  BRIDGE_PATH,
-  listenOnAgentSocket,
-  MCP_PORT,
-  MODEL_PORT,
-  SOCKETS_TARGET,
-  STATE_DIRECTORY,
-  runEnvironment,
-  writeSandboxFile,
-} from './cli-agent-sandbox-run.js';
+import { SOCKETS_TARGET, runCliAgent } from './cli-agent-sandbox-run.js';
 import { cliConversation } from './cli-rollout-record.js';
 import { trialSandboxSource } from './terminal-openai-agent.js';
 
@@ -56,107 +41,61 @@ export async function terminalCliAgent(options: TerminalCliAgentOptions): Promis
     readOnlyMounts: await cliAgentMounts(options.definition, options.agentsCacheDirectory),
     socketsTarget: SOCKETS_TARGET,
   };
-  const bridge = await readFile(join(projectRoot(), 'sandboxes/cli-bridge/socket_bridge.py'), 'utf8');
   return {
     name: options.definition.name,
     model: options.model,
     containerMounts,
-    run: (context) => runCliInTrial(options, bridge, context),
+    run: (context) => runCliInTrial(options, context),
   };
 }
 
-async function runCliInTrial(options: TerminalCliAgentOptions, bridge: string, context: TrialAgentContext): Promise<TrialAgentOutcome> {
+async function runCliInTrial(options: TerminalCliAgentOptions, context: TrialAgentContext): Promise<TrialAgentOutcome> {
   const socketsDirectory = context.socketsDirectory;
   if (!socketsDirectory) throw new CorralError('RUNNER_ERR_UNEXPECTED', 'the trial container has no socket folder for the CLI agent');
   const agent = options.definition;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  try {
-    const rollout = await options.proxy.openRollout({
-      socketPath: join(socketsDirectory, 'model.sock'),
-      rolloutId: `${context.task.name}#${context.rolloutIndex}`,
-    });
-    cleanups.unshift(() => rollout.close());
-    const mcpToken = randomBytes(24).toString('hex');
-    const mcp = buildServer(loadConfig({ env: {}, flags: { token: mcpToken } }), {
-      environments: terminalCatalog(),
-      sandboxSource: trialSandboxSource(context.session, context.deadlineMs),
-    });
-    await listenOnAgentSocket(mcp, join(socketsDirectory, 'mcp.sock'));
-    cleanups.unshift(() => mcp.close());
-
-    const origin = `http://127.0.0.1:${MODEL_PORT}`;
-    const invocation = agent.invocation(context.instruction, {
-      endpoint: {
-        baseUrl: agent.dialect === 'chat-completions' || agent.dialect === 'responses' ? `${origin}/v1` : origin,
-        model: options.model,
-        apiKey: rollout.apiKey,
-      },
-      mcpServers: [
-        {
-          name: 'corral',
-          transport: 'http',
-          url: `http://127.0.0.1:${MCP_PORT}/mcp/${TERMINAL_MCP_ENTRY}`,
-          headers: { authorization: `Bearer ${mcpToken}` },
-        },
-      ],
-      stateDirectory: STATE_DIRECTORY,
-    });
-    await writeSandboxFile(context.session, BRIDGE_PATH, bridge);
-    for (const file of invocation.files) await writeSandboxFile(context.session, file.path, file.content);
-    const exit = await context.session.exec({
-      command: ['bash', '-c', TRIAL_RUN_SCRIPT, 'corral-cli', context.task.environment.workdir, ...cliLauncher(agent), ...invocation.arguments],
-      // Claude Code refuses --dangerously-skip-permissions as root unless told it is in a sandbox (it is).
-      env: { ...runEnvironment(agent, invocation), IS_SANDBOX: '1' },
-      stdin: invocation.stdin ?? '',
-      timeoutMs: Math.max(1, context.deadlineMs - Date.now()),
-      abortSignal: context.abortSignal,
-      maxOutputChars: CLI_OUTPUT_LIMIT,
-    });
-    // The CLI is done: what calls the model socket from now on is not the CLI (a process it left behind).
-    await rollout.close();
-    const calls = [...rollout.calls];
-    const limitFailure = rollout.limitFailure();
-    if (limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', limitFailure.message);
+  // The plumbing every CLI run shares (proxy socket, MCP socket, bridge, headless command line): cli-agent-sandbox-run.ts.
+  const { exit, calls, limitFailure } = await runCliAgent({
+    agent,
+    session: context.session,
+    socketsDirectory,
+    proxy: options.proxy,
+    catalog: terminalCatalog(),
+    toolSandboxSource: trialSandboxSource(context.session, context.deadlineMs),
+    environmentName: TERMINAL_MCP_ENTRY,
+    instruction: context.instruction,
+    model: options.model,
+    rolloutId: `${context.task.name}#${context.rolloutIndex}`,
+    workdir: context.task.environment.workdir,
+    timeoutMs: Math.max(1, context.deadlineMs - Date.now()),
+    abortSignal: context.abortSignal,
+    maxOutputChars: CLI_OUTPUT_LIMIT,
     // The CLI's own session logs, as an artifact of the trial (collected from /logs/agent with the rest).
-    await context.session
-      .exec({
-        command: [
-          'bash',
-          '-c',
-          'mkdir -p "$1" && for d in "${@:2}"; do [ -d "$d" ] && cp -r "$d" "$1/" ; done; true',
-          'logs',
-          `${AGENT_LOGS_DIRECTORY}/sessions`,
-          ...invocation.logDirectories,
-        ],
-        timeoutMs: 30_000,
-      })
-      .catch(() => undefined);
-    const conversation = cliConversation(calls);
-    const failed = calls.find((call) => call.error !== null);
-    const modelFailure = cliModelFailure(agent.name, exit.exitCode, calls);
-    return {
-      ...(modelFailure ? { failure: modelFailure } : {}),
-      exitCode: exit.exitCode,
-      summary:
-        exit.exitCode === 0
-          ? conversation.answer
-          : `${agent.name} exited ${exit.exitCode}${failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : ''}: ${exit.stderr.slice(-500)}`,
-      details: {
-        completion: conversation.completion,
-        tokens: conversation.tokens,
-        turns: calls.filter((call) => call.error === null).length,
-        usage: totalUsage(calls),
-        model_calls: calls.length,
-        cli: { name: agent.name, version: agent.version },
-      },
-      agentFiles: [
-        { name: 'cli-stdout.txt', content: exit.stdout },
-        { name: 'cli-stderr.txt', content: exit.stderr },
-      ],
-    };
-  } finally {
-    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
-  }
+    copyLogsTo: `${AGENT_LOGS_DIRECTORY}/sessions`,
+  });
+  if (limitFailure) throw new CorralError('PROXY_ERR_ROLLOUT_LIMIT', limitFailure.message);
+  const conversation = cliConversation(calls);
+  const failed = calls.find((call) => call.error !== null);
+  const modelFailure = cliModelFailure(agent.name, exit.exitCode, calls);
+  return {
+    ...(modelFailure ? { failure: modelFailure } : {}),
+    exitCode: exit.exitCode,
+    summary:
+      exit.exitCode === 0
+        ? conversation.answer
+        : `${agent.name} exited ${exit.exitCode}${failed?.error ? `; model call ${failed.index} failed: ${failed.error.message}` : ''}: ${exit.stderr.slice(-500)}`,
+    details: {
+      completion: conversation.completion,
+      tokens: conversation.tokens,
+      turns: calls.filter((call) => call.error === null).length,
+      usage: totalUsage(calls),
+      model_calls: calls.length,
+      cli: { name: agent.name, version: agent.version },
+    },
+    agentFiles: [
+      { name: 'cli-stdout.txt', content: exit.stdout },
+      { name: 'cli-stderr.txt', content: exit.stderr },
+    ],
+  };
 }
 
 /**
@@ -193,19 +132,3 @@ function terminalCatalog(): ToolCatalog {
   });
   return { get: (name) => (name === TERMINAL_MCP_ENTRY ? entry : undefined), names: () => [TERMINAL_MCP_ENTRY] };
 }
-
-/**
- * Starts the socket bridge, waits for its "ready", then runs the CLI ("${@:2}") in the task's working directory ($1);
- * the bridge dies with the script. The state folders exist first: some CLIs refuse a missing HOME.
- */
-const TRIAL_RUN_SCRIPT = `
-set -u
-workdir=$1; shift
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
-python3 ${BRIDGE_PATH} ${MODEL_PORT}=${SOCKETS_TARGET}/model.sock ${MCP_PORT}=${SOCKETS_TARGET}/mcp.sock > /tmp/corral-bridge/bridge.log 2>&1 &
-bridge=$!
-trap 'kill $bridge 2>/dev/null' EXIT
-for _ in $(seq 1 200); do grep -q ready /tmp/corral-bridge/bridge.log 2>/dev/null && break; sleep 0.05; done
-cd "$workdir" || exit 97
-"$@"
-`;

@@ -2,16 +2,25 @@
  * `corral eval terminal --tasks <dir>`: every task of a Harbor / Terminal-Bench folder as trials (agent phase, then
  * the verifier in a fresh container), written as results.jsonl + metadata.json like every environment, with the
  * Harbor job layout beside them (result.json, one folder per trial). Same run directory, resume, progress, summary
- * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode.
+ * and exit statuses as `corral eval`; only the rollout itself is a trial instead of an MCP episode: this file prepares
+ * the run and hands the one eval flow (eval-flow.ts: the run driver and the results-file sink) the trial executor
+ * (src/terminal/trial/trial-executor.ts), so groups, retries of transient failures, the heartbeat, --max-errors,
+ * cancellation and the summary are every run's.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import PQueue from 'p-queue';
 import { CorralError } from '../../core/errors.js';
+import { describeEnvironmentSource } from '../../environment-packages/environment-source.js';
+import { taskFolderAt } from '../../environment-packages/task-folder.js';
+import { isOwnerAlive } from '../../core/owner.js';
+import { corralCacheDirectory } from '../../core/cache-directory.js';
+import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
+import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
+import { loadConfig } from '../../config/load-config.js';
+import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
-import { groupFieldFor } from '../../runner/scheduler/group-stats.js';
-import { countRecord, emptyProgress } from '../../runner/run/run-progress.js';
+import { builtInEnvironments } from '../../runner/environments/index.js';
+import type { Example } from '../../runner/contract/environment.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
@@ -19,36 +28,30 @@ import { loadProvider } from '../../sandbox/registry.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
 import { ensureHostFolder } from '../../terminal/host-folder.js';
-import { harborTrialName, writeHarborJobLayout, writeHarborTrial } from '../../terminal/harbor-job-layout.js';
+import { writeHarborJobLayout } from '../../terminal/harbor-job-layout.js';
 import { buildTaskImages } from '../../terminal/task-image-builder.js';
 import type { TerminalTask } from '../../terminal/terminal-task.js';
 import { nopAgent } from '../../terminal/trial/nop-agent.js';
 import { oracleAgent } from '../../terminal/trial/oracle-agent.js';
-import { runTrial } from '../../terminal/trial/run-trial.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
+import { taskExample, trialExecutor } from '../../terminal/trial/trial-executor.js';
+import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
 import { reapTrialLeftovers } from '../../terminal/trial/trial-reaper.js';
-import { isOwnerAlive } from '../../core/owner.js';
-import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
-import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
-import { loadConfig } from '../../config/load-config.js';
-import { corralCacheDirectory } from '../../core/cache-directory.js';
-import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
+import { removeUnrecordedTrialFolders } from '../../terminal/trial/unrecorded-trial-folders.js';
 import { createAgent } from './agent-factory.js';
 import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import type { EvalOptions } from './eval-options.js';
-import { maxErrorsLimit, parseSamplingArgs, withTokenRequest } from './eval-options.js';
+import { parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
-import { createProgressDisplay } from './progress-display.js';
 import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory } from './run-directory.js';
+import { refuseActiveRun } from './refuse-active-run.js';
 import { thisWriter } from '../../runner/run/run-liveness.js';
-import { harborTrialInput } from './terminal-harbor-trial.js';
-import { TERMINAL_ENVIRONMENT, trialRecord } from './terminal-record.js';
-import { removeUnrecordedTrialFolders } from './terminal-trial-folders.js';
+import type { EvalExecution } from './eval-flow.js';
 import { terminalOpenAIAgent } from './terminal-openai-agent.js';
 
 export const TERMINAL_AGENTS = ['oracle', 'nop', 'openai', ...CLI_AGENT_NAMES] as const;
@@ -62,20 +65,14 @@ export interface TerminalSettings {
   base_image_map: string | null;
 }
 
-export interface TerminalRunOutcome {
-  directory: string;
-  metadata: Record<string, unknown>;
-  startedAt: number;
-  plannedRollouts: number;
-  rolloutsPerExample: number;
-  cancelled: boolean;
-  stoppedByMaxErrors: boolean;
-}
-
-/** True when this invocation is a terminal run: `corral eval terminal`, or --resume of one. */
+/**
+ * True when this invocation is a terminal run: `corral eval terminal --tasks DIR`, `corral eval DIR` where DIR is a
+ * Harbor / Terminal-Bench task folder (or a folder of them), or --resume of either.
+ */
 export function isTerminalRun(environmentArgument: string | undefined, options: EvalOptions): boolean {
   if (environmentArgument === TERMINAL_ENVIRONMENT) return true;
-  if (environmentArgument !== undefined || !options.resume) return false;
+  if (environmentArgument !== undefined) return taskFolderArgument(environmentArgument) !== undefined;
+  if (!options.resume) return false;
   const path = join(resolve(options.resume), 'metadata.json');
   if (!existsSync(path)) return false;
   try {
@@ -85,8 +82,25 @@ export function isTerminalRun(environmentArgument: string | undefined, options: 
   }
 }
 
-export async function runTerminalEvaluation(options: EvalOptions, log: (line: string) => void): Promise<TerminalRunOutcome> {
-  const { command, settings, directory, previous } = resolveRun(options);
+/** What `corral eval` hands the one eval flow for a terminal run: the trial executor and how the run is described. */
+export interface TerminalEvaluation {
+  execution: EvalExecution;
+  directory: string;
+  examples: Example[];
+  rolloutsPerExample: number;
+  plannedRollouts: number;
+  startedAt: number;
+}
+
+/**
+ * Everything before the first trial (`environmentArgument`: `terminal` with --tasks, a task folder path, or undefined
+ * with --resume): the run's settings, the checks that refuse a start (a run still being written, no Docker daemon,
+ * no model endpoint), leftovers of dead runs, the task images; then the trial executor for the one eval flow.
+ */
+export async function prepareTerminalEvaluation(options: EvalOptions, log: (line: string) => void, environmentArgument?: string): Promise<TerminalEvaluation> {
+  const { command, settings, directory, previous } = resolveRun(options, environmentArgument);
+  // Like every run: never two writers on one run directory.
+  if (previous) refuseActiveRun(previous, directory, log);
   const dataset = await loadTaskDataset(settings.tasks);
   for (const failure of dataset.failures) log(`error: ${failure.directory}: ${failure.code}: ${failure.message}`);
   const numExamples = command.num_examples;
@@ -101,22 +115,14 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
       { retries: options.modelRetries, log },
     );
   const { agent, proxy } = await trialAgentFor(command, options, log);
-  const writer = ResultsWriter.open(directory);
   const { docker, close: closeDocker } = openDockerConnection();
-  // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
-  const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
-    log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
-    return { containers: 0, images: 0 };
-  });
-  if (reaped.containers + reaped.images > 0)
-    log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
-  const policy = { forbidEgress: settings.forbid_egress };
   const rolloutsPerExample = command.rollouts_per_example;
   const startedAt = Date.now();
   const plannedRollouts = tasks.length * rolloutsPerExample;
   const metadata: Record<string, unknown> = {
     env_id: TERMINAL_ENVIRONMENT,
     env: TERMINAL_ENVIRONMENT,
+    env_source: describeEnvironmentSource({ kind: 'task-folder', path: settings.tasks }),
     model: agent.model,
     agent: agent.name,
     backend: 'docker',
@@ -129,35 +135,43 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
     terminal: settings,
     model_timeout_s: options.modelTimeout,
     model_retries: options.modelRetries,
+    max_errors: options.maxErrors ?? null,
     started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
     ...thisWriter(),
   };
-  const controller = new AbortController();
-  const errorLimit = maxErrorsLimit(options.maxErrors, plannedRollouts);
-  let stoppedByMaxErrors = false;
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('cancelling: finishing in-flight trials and removing their containers (Ctrl-C again to quit at once)');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const policy = { forbidEgress: settings.forbid_egress };
   const pool = new TrialContainerPool({
     docker,
     policy,
     lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
     ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
   });
-  const progress = emptyProgress();
-  const display = createProgressDisplay(plannedRollouts - writer.completed.size, {
-    enabled: options.progress,
-    tty: process.stderr.isTTY === true,
-    intervalS: options.progressInterval,
-  });
-  const heartbeat = () => writeRunningMetadata(writer, metadata, { done: writer.completed.size + progress.done, total: plannedRollouts }, log);
+  const close = async () => {
+    await pool.close();
+    await proxy?.close();
+    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
+      () => undefined,
+    );
+    closeDocker();
+  };
   try {
-    heartbeat();
-    const stale = await removeUnrecordedTrialFolders(directory, writer.completed);
+    // status "running" with this pid before the image builds, so a second --resume is refused from the start.
+    mkdirSync(directory, { recursive: true });
+    const written = new Set(ResultsWriter.readRecords(directory).map((record) => resultKey(record.example_id, record.rollout_index)));
+    writeRunningMetadata(
+      { writeMetadata: (content) => ResultsWriter.writeMetadataTo(directory, content) },
+      metadata,
+      { done: written.size, total: plannedRollouts },
+      log,
+    );
+    // Trial and verifier containers and committed images of corral processes that died (SIGKILL) go first.
+    const reaped = await reapTrialLeftovers(docker, { ownerAlive: isOwnerAlive }).catch((error: unknown) => {
+      log(`terminal: could not remove leftovers of dead runs: ${error instanceof Error ? error.message : String(error)}`);
+      return { containers: 0, images: 0 };
+    });
+    if (reaped.containers + reaped.images > 0)
+      log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
+    const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
     log(`terminal: building ${tasks.length} task images (cached when unchanged)`);
@@ -167,123 +181,39 @@ export async function runTerminalEvaluation(options: EvalOptions, log: (line: st
       logDirectory: join(directory, 'build-logs'),
       log,
     });
-    log(
-      `terminal: ${tasks.length} tasks x ${rolloutsPerExample} trials, agent ${agent.name} (${agent.model}), ${writer.completed.size} already done -> ${directory}`,
-    );
-    const queue = new PQueue({ concurrency: options.concurrency });
-    const groups = tasks.map((task, index) => {
-      const indices = Array.from({ length: rolloutsPerExample }, (_, rollout) => rollout).filter(
-        (rollout) => !writer.completed.has(resultKey(task.name, rollout)),
-      );
-      const image = images[index]!;
-      if (image.image && indices.length > 0) pool.plan(task, image.image, indices.length);
-      return { task, image, indices, records: [] as ResultRecord[], earlier: writer.existing.filter((record) => record.example_id === task.name) };
+    const executor = trialExecutor({
+      docker,
+      pool,
+      agent,
+      tasks: new Map(tasks.map((task, index) => [task.name, { task, image: images[index]! }])),
+      directory,
+      timeoutMultiplier: settings.timeout_multiplier,
+      policy,
+      modelName: usesModel(agent.name) ? agent.model : null,
+      afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
     });
-    progress.total = groups.reduce((sum, group) => sum + group.indices.length, 0);
-    const runs = groups.flatMap((group) =>
-      group.indices.map((rolloutIndex) =>
-        queue.add(async () => {
-          if (controller.signal.aborted) return;
-          const record = await runOneTrial(group.task, group.image, rolloutIndex, {
-            docker,
-            pool,
-            agent,
-            directory,
-            settings,
-            policy,
-            abortSignal: controller.signal,
-            command,
-          });
-          if (!record) return;
-          group.records.push(record);
-          countRecord(progress, record);
-          display.update({ ...progress });
-          if (progress.errored > errorLimit && !controller.signal.aborted) {
-            stoppedByMaxErrors = true;
-            log(`stopping: ${progress.errored} trials errored, more than --max-errors ${options.maxErrors} allows (${errorLimit}); --resume redoes the rest`);
-            controller.abort();
-          }
-          if (group.records.length === group.indices.length) {
-            const members = [...group.earlier, ...group.records];
-            writer.append(group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...each, group: groupFieldFor(each, members) })));
-            heartbeat();
-          }
-        }),
-      ),
-    );
-    await Promise.allSettled(runs);
-  } finally {
-    display.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await pool.close();
-    await proxy?.close();
-    writer.close();
-    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
-      () => undefined,
-    );
-    closeDocker();
-  }
-  return {
-    directory,
-    metadata,
-    startedAt,
-    plannedRollouts,
-    rolloutsPerExample,
-    cancelled: controller.signal.aborted && !stoppedByMaxErrors,
-    stoppedByMaxErrors,
-  };
-}
-
-async function runOneTrial(
-  task: TerminalTask,
-  image: { image?: string; durationMs: number; error?: { code: string; message: string }; logPath?: string },
-  rolloutIndex: number,
-  run: {
-    docker: ReturnType<typeof openDockerConnection>['docker'];
-    pool: TrialContainerPool;
-    agent: TrialAgent;
-    directory: string;
-    settings: TerminalSettings;
-    policy: { forbidEgress: boolean };
-    abortSignal: AbortSignal;
-    command: RunCommand;
-  },
-): Promise<ResultRecord | undefined> {
-  const trialName = harborTrialName(task.name);
-  let trial;
-  try {
-    trial = await runTrial({
-      docker: run.docker,
-      pool: run.pool,
-      task,
-      image: image.image,
-      ...(image.error ? { imageError: { ...image.error, ...(image.logPath ? { logPath: image.logPath } : {}) } } : {}),
-      imageMs: image.durationMs,
-      agent: run.agent,
-      trialDirectory: join(run.directory, trialName),
-      timeoutMultiplier: run.settings.timeout_multiplier,
-      policy: run.policy,
-      rolloutIndex,
-      abortSignal: run.abortSignal,
-    });
+    return {
+      execution: {
+        executor,
+        metadata,
+        describe: `terminal: ${tasks.length} tasks x ${rolloutsPerExample} trials, agent ${agent.name} (${agent.model})`,
+        cancelling: 'finishing in-flight trials and removing their containers',
+        close,
+      },
+      directory,
+      examples: tasks.map(taskExample),
+      rolloutsPerExample,
+      plannedRollouts,
+      startedAt,
+    };
   } catch (error) {
-    if (CorralError.hasCode(error, 'ERR_ABORTED')) {
-      // Not recorded: --resume redoes it in a new folder, so this half-written one goes.
-      await rm(join(run.directory, trialName), { recursive: true, force: true });
-      return undefined;
-    }
+    await close();
     throw error;
   }
-  const modelName = usesModel(run.agent.name) ? run.agent.model : null;
-  await writeHarborTrial(
-    run.directory,
-    harborTrialInput(task, trial, { trialName, rolloutIndex, modelName, datasetName: 'terminal', timeoutMultiplier: run.settings.timeout_multiplier }),
-  );
-  const record = trialRecord(task, rolloutIndex, trial, { image: image.image ?? null, trialName });
-  await writeTrialTrajectory(record, trial.agentPhase.details, join(run.directory, trialName, 'agent'), run.agent.model);
-  return record;
 }
+
+/** The task folder a `corral eval <path>` argument names (built-in names first), else undefined. */
+const taskFolderArgument = (argument: string) => taskFolderAt(argument, Object.keys(builtInEnvironments));
 
 /** A CLI rollout's ATIF trajectory.json in its trial's agent/ folder (Harbor's place), from the proxy's calls on the record. */
 async function writeTrialTrajectory(record: ResultRecord, details: Record<string, unknown>, agentDirectory: string, model: string): Promise<void> {
@@ -358,8 +288,11 @@ async function trialAgentFor(command: RunCommand, options: EvalOptions, log: (li
 }
 
 /** The run's command and terminal settings: from the flags, or (--resume) from metadata.json, which flags may not contradict. */
-function resolveRun(options: EvalOptions): { command: RunCommand; settings: TerminalSettings; directory: string; previous: Record<string, unknown> | null } {
-  const flags = terminalFlags(options);
+function resolveRun(
+  options: EvalOptions,
+  environmentArgument: string | undefined,
+): { command: RunCommand; settings: TerminalSettings; directory: string; previous: Record<string, unknown> | null } {
+  const flags = terminalFlags(options, environmentArgument);
   if (options.resume) {
     if (options.out) throw new CorralError('CFG_ERR_INVALID', '--resume DIR continues the run in DIR; drop --out');
     const directory = resolve(options.resume);
@@ -411,9 +344,16 @@ function resolveRun(options: EvalOptions): { command: RunCommand; settings: Term
   return { command, settings, directory, previous: null };
 }
 
-/** The terminal flags ride on EvalOptions' passthrough; checked here. */
-function terminalFlags(options: EvalOptions): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
+/** The terminal flags ride on EvalOptions' passthrough; checked here. A task folder argument is --tasks. */
+function terminalFlags(
+  options: EvalOptions,
+  environmentArgument: string | undefined,
+): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
   const raw = options as Record<string, unknown>;
+  const folder = environmentArgument === undefined ? undefined : taskFolderArgument(environmentArgument);
+  if (folder !== undefined && typeof raw['tasks'] === 'string' && resolve(raw['tasks']) !== folder)
+    throw new CorralError('CFG_ERR_INVALID', `corral eval ${environmentArgument} already names the tasks; drop --tasks ${raw['tasks']}`);
+  if (folder !== undefined) return { ...terminalFlags(options, undefined), tasks: folder };
   const multiplier = raw['timeoutMultiplier'] === undefined ? undefined : Number(raw['timeoutMultiplier']);
   if (multiplier !== undefined && !(Number.isFinite(multiplier) && multiplier > 0))
     throw new CorralError('CFG_ERR_INVALID', `--timeout-multiplier must be a positive number, got ${String(raw['timeoutMultiplier'])}`);

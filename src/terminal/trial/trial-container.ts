@@ -13,6 +13,7 @@ import { containerName } from '../../sandbox/docker/container-options.js';
 import { errorMessage, isGoneOrGoing } from '../../sandbox/docker/docker-errors.js';
 import { sandboxLabels } from '../../sandbox/docker/docker-labels.js';
 import type { TerminalTask } from '../terminal-task.js';
+import { isDaemonHiccup } from './daemon-hiccup.js';
 import { type TrialNetworkPolicy, type TrialReadOnlyMount, agentContainerOptions } from './trial-container-options.js';
 
 /** What an agent that runs a process inside the container (a CLI agent) needs mounted there. */
@@ -109,6 +110,15 @@ export class TrialContainer {
       await container?.remove({ force: true, v: true }).catch(() => undefined);
       if (socketsDirectory) await rm(socketsDirectory, { recursive: true, force: true }).catch(() => undefined);
       if (CorralError.hasCode(error, 'ERR_ABORTED') || CorralError.hasCode(error, 'TERMINAL_ERR_TRIAL_FAILED')) throw error;
+      if (isDaemonHiccup(error))
+        throw new CorralError(
+          'TERMINAL_ERR_CONTAINER_UNAVAILABLE',
+          `${task.name}: the Docker daemon failed to create a trial container from ${image}: ${errorMessage(error)}`,
+          {
+            cause: error,
+            details: { phase: 'container', image },
+          },
+        );
       throw new CorralError(
         'TERMINAL_ERR_TRIAL_FAILED',
         `${task.name}: the trial container from ${image} did not start its in-sandbox agent (the image needs python3 and /opt/corral/agent, as images built FROM corral/task-* have): ${errorMessage(error)}${stderr ? `; agent stderr: ${stderr}` : ''}`,

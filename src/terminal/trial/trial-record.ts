@@ -3,11 +3,12 @@
  * per reward.json metric, error with code and boundary, and timings per phase (image, container start, agent,
  * verifier) under timing.phases. The agent phase's outcome (exit code, timeout, error) stays in info.
  */
+import { ERROR_CODES } from '../../core/errors.js';
 import type { ChatMessage } from '../../runner/trajectory/messages.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { type RolloutFailure, TRAJECTORY_VERSION } from '../../runner/trajectory/trajectory.js';
-import type { TerminalTask } from '../../terminal/terminal-task.js';
-import type { TrialResult } from '../../terminal/trial/trial-result.js';
+import type { TerminalTask } from '../terminal-task.js';
+import type { TrialResult } from './trial-result.js';
 
 export const TERMINAL_ENVIRONMENT = 'terminal';
 
@@ -78,7 +79,8 @@ function failureOf(trial: TrialResult): RolloutFailure | null {
     boundary: BOUNDARY_BY_PHASE[trial.error.phase],
     code: trial.error.code,
     message: trial.error.message,
-    transient: false,
+    // A daemon hiccup while creating the container is retried by the run driver; every other trial failure is final.
+    transient: Object.hasOwn(ERROR_CODES, trial.error.code) && ERROR_CODES[trial.error.code as keyof typeof ERROR_CODES].transient,
   };
   if (trial.error.details && Object.keys(trial.error.details).length > 0) failure.details = trial.error.details;
   return failure;

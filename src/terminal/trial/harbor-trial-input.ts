@@ -1,8 +1,8 @@
 /** A finished trial as the Harbor job layout's plain input (src/terminal/harbor-job-input.ts). */
 import { corralVersion } from '../../core/project-root.js';
-import type { HarborTrialInput } from '../../terminal/harbor-job-input.js';
-import type { TerminalTask } from '../../terminal/terminal-task.js';
-import type { TrialResult } from '../../terminal/trial/trial-result.js';
+import type { HarborTrialInput } from '../harbor-job-input.js';
+import type { TerminalTask } from '../terminal-task.js';
+import type { TrialResult } from './trial-result.js';
 
 export function harborTrialInput(
   task: TerminalTask,
