@@ -67,8 +67,8 @@ export async function openQueuedExecutor(options: QueuedExecutorOptions): Promis
   /** Results read from the stream before the driver asked for their rollout (stored while the producer was away). */
   const arrived = new Map<string, StoredResult>();
   const waiting = new Map<string, (result: StoredResult) => void>();
-  const toEnqueue: RolloutJob[] = [];
-  let flushing: Promise<void> | undefined;
+  const toEnqueue: { job: RolloutJob; settle: (error?: unknown) => void }[] = [];
+  let flushing = false;
   let stopped = false;
   let signal: AbortSignal | undefined;
   let consumer: Promise<void> = Promise.resolve();
@@ -102,39 +102,60 @@ export async function openQueuedExecutor(options: QueuedExecutorOptions): Promis
     }
   };
 
-  // In batches of what the driver has asked for (at most ENQUEUE_BATCH): one round trip checks, one adds.
+  // In batches of what the driver has asked for (at most ENQUEUE_BATCH): one round trip checks, one adds. Each
+  // rollout's promise settles once its own batch is in the queue.
   const flush = async () => {
     while (toEnqueue.length > 0) {
       const batch = toEnqueue.splice(0, ENQUEUE_BATCH);
-      const batchKeys = batch.map((job) => resultKey(job.example.id, job.rollout_index));
-      // Marked done, yet neither in Redis nor in the sink: lost between the store and the write (a torn last line).
-      const lost = await store.forgetUnwritten(options.runId, batchKeys);
-      if (lost.length > 0) options.log(`queue: ${lost.length} rollouts were stored but never written; running them again`);
-      // Stored while the producer was away: their results are in the stream already.
-      const stored = await redis.smismember(keys.done, ...batchKeys);
-      const fresh = batch.filter((_, index) => stored[index] !== 1);
-      if (fresh.length > 0)
-        await queue.addBulk(
-          fresh.map((job) => ({
-            name: 'rollout',
-            data: job,
-            opts: {
-              jobId: rolloutJobId(job.run_id, job.example.id, job.rollout_index),
-              attempts: options.attempts ?? 3,
-              backoff: { type: 'exponential', delay: 200 },
-              removeOnComplete: true,
-              removeOnFail: { count: 1_000 },
-            },
-          })),
-        );
-      await redis.hincrby(keys.info, 'enqueued', batch.length);
+      try {
+        await enqueueBatch(batch.map((entry) => entry.job));
+        for (const entry of batch) entry.settle();
+      } catch (error) {
+        for (const entry of batch) entry.settle(error);
+      }
     }
   };
-  const enqueue = (job: RolloutJob): Promise<void> => {
-    toEnqueue.push(job);
-    // Rollouts asked for in the same turn of the event loop go in one batch.
-    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush).finally(() => (flushing = undefined));
-    return flushing;
+  const enqueueBatch = async (batch: RolloutJob[]) => {
+    const batchKeys = batch.map((job) => resultKey(job.example.id, job.rollout_index));
+    // Marked done, yet neither in Redis nor in the sink: lost between the store and the write (a torn last line).
+    const lost = await store.forgetUnwritten(options.runId, batchKeys);
+    if (lost.length > 0) options.log(`queue: ${lost.length} rollouts were stored but never written; running them again`);
+    // Stored while the producer was away: their results are in the stream already.
+    const stored = await redis.smismember(keys.done, ...batchKeys);
+    const fresh = batch.filter((_, index) => stored[index] !== 1);
+    if (fresh.length > 0)
+      await queue.addBulk(
+        fresh.map((job) => ({
+          name: 'rollout',
+          data: job,
+          opts: {
+            jobId: rolloutJobId(job.run_id, job.example.id, job.rollout_index),
+            attempts: options.attempts ?? 3,
+            backoff: { type: 'exponential', delay: 200 },
+            removeOnComplete: true,
+            removeOnFail: { count: 1_000 },
+          },
+        })),
+      );
+    await redis.hincrby(keys.info, 'enqueued', batch.length);
+  };
+  const enqueue = (job: RolloutJob): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      toEnqueue.push({ job, settle: (error?: unknown) => (error === undefined ? resolve() : reject(error as Error)) });
+      scheduleFlush();
+    });
+  // Rollouts asked for in the same turn of the event loop go in one batch; one flush runs at a time, and one that
+  // ends with rollouts still waiting (asked for while it finished) schedules the next.
+  const scheduleFlush = () => {
+    if (flushing) return;
+    flushing = true;
+    setImmediate(
+      () =>
+        void flush().finally(() => {
+          flushing = false;
+          if (toEnqueue.length > 0) scheduleFlush();
+        }),
+    );
   };
 
   const recordOf = (result: StoredResult, example: Example, rolloutIndex: number): ResultRecord => {

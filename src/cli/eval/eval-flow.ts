@@ -53,13 +53,21 @@ export interface EvalFlowOptions extends EvalExecution {
 export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
   const { options, log } = flow;
   const metadataNow = () => ({ ...flow.metadata, ...flow.extraMetadata?.() });
-  const sink = openResultsFileSink({
-    directory: flow.directory,
-    metadata: metadataNow,
-    plannedRollouts: flow.plannedRollouts,
-    ...(flow.afterGroup ? { afterGroup: flow.afterGroup } : {}),
-    log,
-  });
+  let sink: ReturnType<typeof openResultsFileSink>;
+  try {
+    sink = openResultsFileSink({
+      directory: flow.directory,
+      metadata: metadataNow,
+      plannedRollouts: flow.plannedRollouts,
+      ...(flow.afterGroup ? { afterGroup: flow.afterGroup } : {}),
+      log,
+    });
+  } catch (error) {
+    // No run without its directory; what the executor opened (a queue's connections) must not keep the process alive.
+    await flow.executor.end?.({ cancelled: false, stoppedByMaxErrors: false, complete: false });
+    await flow.close();
+    throw error;
+  }
   log(`${flow.describe}, ${sink.existing.length} already done -> ${flow.directory}`);
   const controller = new AbortController();
   const onSignal = () => {
