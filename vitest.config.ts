@@ -13,7 +13,12 @@ import { PARALLEL_E2E_FILES } from './test/helpers/e2e-groups.js';
 // maxWorkers. Its default, one worker less than the cores, is one worker on a 2-core machine, so set it: most
 // files wait on child processes, sockets and Docker rather than compute. CORRAL_TEST_WORKERS overrides it.
 const WORKERS = Number(process.env.CORRAL_TEST_WORKERS) || Math.max(2, availableParallelism());
+// Beyond four, e2e files contend for the Docker daemon more than they gain.
+const E2E_WORKERS = Math.min(WORKERS, 4);
 const parallelE2eFiles = PARALLEL_E2E_FILES.map((file) => `test/e2e/${file}`);
+// e2e files share two cores with each other (and CI machines with other jobs): a test that takes 30 s alone may take
+// twice that beside another, so the default bound against hangs is wider there. Timing assertions stay serial.
+const E2E_TEST_TIMEOUT_MS = 180_000;
 
 export default defineConfig({
   test: {
@@ -23,8 +28,11 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'conformance', include: ['test/conformance/**/*.test.ts'], maxWorkers: WORKERS, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'e2e-parallel', include: parallelE2eFiles, maxWorkers: WORKERS, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'conformance', include: ['test/conformance/**/*.test.ts'], maxWorkers: E2E_WORKERS, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'e2e-parallel', include: parallelE2eFiles, maxWorkers: E2E_WORKERS, testTimeout: E2E_TEST_TIMEOUT_MS, sequence: { groupOrder: 1 } },
+      },
       {
         extends: true,
         test: {
@@ -33,6 +41,7 @@ export default defineConfig({
           exclude: parallelE2eFiles,
           fileParallelism: false,
           maxWorkers: 1,
+          testTimeout: E2E_TEST_TIMEOUT_MS,
           sequence: { groupOrder: 2 },
         },
       },
