@@ -2,8 +2,9 @@
  * Which e2e files may share the machine (vitest.config.ts runs them `E2E_WORKERS` at a time) and which need it to
  * themselves (run one at a time, after every parallel file has finished). A file may run in parallel when it only
  * starts child processes, servers on port 0, private redis-servers and its own labelled containers, and asserts
- * nothing about the whole host. A file not listed here runs serially: a new file is safe by default, and joins
- * the parallel group once it meets the rule above.
+ * nothing about the whole host. A file that checks an exited process released its own sandboxes is serial: every
+ * `corral` start reaps a dead owner's containers, so a parallel file could hide the leak. A file not listed here
+ * runs serially: a new file is safe by default, and joins the parallel group once it meets the rule above.
  */
 
 /** Files that need the whole machine, with why. Kept for the reader and checked by test/unit/e2e-groups.test.ts. */
@@ -12,6 +13,7 @@ export const SERIAL_E2E_FILES: Readonly<Record<string, string>> = {
   'cli-agents-install.test.ts': 'rewrites the shared CLI-agent cache the other CLI-agent files mount',
   'docker-faults.test.ts': 'SIGKILLs an owner and relies on the reaper',
   'docker-wedged-sandbox.test.ts': 'docker pause and the unresponsive-sandbox deadline',
+  'environment-authoring-cli.test.ts': 'checks an exited run released its containers itself; any corral start elsewhere reaps them',
   'mcp-abandoned-sessions.test.ts': 'a load test: 1,000 sessions and their sandboxes',
   'mcp-connection-eviction.test.ts': 'connection caps and idle graces measured on real sockets',
   'mcp-connection-shares.test.ts': 'floods the descriptor-derived connection caps',
@@ -32,7 +34,6 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'cli-agents-eval.test.ts',
   'cli-help-and-messages.test.ts',
   'cli-startup.test.ts',
-  'environment-authoring-cli.test.ts',
   'environment-authoring.test.ts',
   'environment-init.test.ts',
   'environment-package-trust.test.ts',
