@@ -1,19 +1,65 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { PARALLEL_E2E_FILES } from './test/helpers/e2e-groups.js';
 
 // Projects: unit (no daemons, no listening), integration (real servers on port 0 inside the test process, no child
-// process and no sandbox: files run in parallel), conformance (one suite per sandbox backend), e2e (child processes,
-// sandboxes, browsers: one file at a time). Docker and isolate tests skip loudly on a laptop without them; under
-// CI=true a missing backend fails instead. `npm run test:fast` is the inner loop: typecheck + unit.
+// process and no sandbox), conformance (one suite per sandbox backend), e2e-parallel (child processes, servers on
+// port 0, private redis-servers, their own labelled containers) and e2e-serial (files that need the whole machine:
+// load tests, host-wide cleanup, fault injection; one at a time, last). test/helpers/e2e-groups.ts says which e2e
+// file is which; an unlisted file runs serially. Docker and isolate tests skip loudly on a laptop without them;
+// under CI=true a missing backend fails instead. `npm run test:fast` is the inner loop: typecheck + unit.
+//
+// vitest runs groups (sequence.groupOrder) one after another, and every project of a group with the same
+// maxWorkers. Its default, one worker less than the cores, is one worker on a 2-core machine, so set it: most
+// files wait on child processes, sockets and Docker rather than compute. CORRAL_TEST_WORKERS overrides it.
+const WORKERS = Number(process.env.CORRAL_TEST_WORKERS) || Math.max(2, availableParallelism());
+// Beyond four, e2e files contend for the Docker daemon more than they gain.
+const E2E_WORKERS = Math.min(WORKERS, 4);
+const parallelE2eFiles = PARALLEL_E2E_FILES.map((file) => `test/e2e/${file}`);
+// e2e files share two cores with each other (and CI machines with other jobs): a test that takes 30 s alone may take
+// twice that beside another, so the default bound against hangs is wider there. Timing assertions stay serial.
+const E2E_TEST_TIMEOUT_MS = 180_000;
+
 export default defineConfig({
   test: {
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
-      { extends: true, test: { name: 'conformance', include: ['test/conformance/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          maxWorkers: WORKERS,
+          // Unit files share each worker's module cache instead of importing everything again per file: half the
+          // CPU of `npm run test:fast`. So a unit test restores what it changes (spies, env, globals: done here
+          // after each test; timers and process.exitCode: by the test).
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'conformance', include: ['test/conformance/**/*.test.ts'], maxWorkers: E2E_WORKERS, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'e2e-parallel', include: parallelE2eFiles, maxWorkers: E2E_WORKERS, testTimeout: E2E_TEST_TIMEOUT_MS, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e-serial',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: parallelE2eFiles,
+          fileParallelism: false,
+          maxWorkers: 1,
+          testTimeout: E2E_TEST_TIMEOUT_MS,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

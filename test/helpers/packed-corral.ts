@@ -2,10 +2,12 @@
  * One `npm pack` of this checkout per content, shared by the e2e files that install corral as users get it. The
  * tarball is kept under the OS temp dir keyed by a hash of everything the package is built from, so a second test
  * file (or a rerun with nothing changed) reuses it instead of building dist/ again; a lock keeps two packs apart.
+ * The pack runs in a copy of the package's inputs, because prepack rewrites dist/ and viewer/dist/, and e2e files
+ * running in parallel serve the checkout's viewer/dist/ to a browser.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,20 +38,33 @@ export async function packedCorralTarball(): Promise<string> {
       if (packed) return join(directory, packed);
       const staging = `${directory}.staging-${process.pid}`;
       mkdirSync(staging, { recursive: true });
+      const copy = copyOfPackInputs();
       try {
         await execFileAsync('npm', ['pack', '--pack-destination', staging], {
-          cwd: ROOT,
+          cwd: copy,
           env: { ...process.env, npm_config_cache: NPM_CACHE },
           maxBuffer: 64 * 1024 * 1024,
         });
         renameSync(staging, directory);
       } finally {
         rmSync(staging, { recursive: true, force: true });
+        rmSync(copy, { recursive: true, force: true });
       }
       return join(directory, existing()!);
     },
     () => undefined,
   );
+}
+
+/** A scratch folder holding what `npm pack` reads, with the checkout's node_modules linked in for prepack's tools. */
+function copyOfPackInputs(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'corral-pack-inputs-'));
+  for (const input of packInputs()) {
+    if (!existsSync(join(ROOT, input))) continue;
+    cpSync(join(ROOT, input), join(copy, input), { recursive: true, filter: (source) => !/[/\\](node_modules|__pycache__)$/.test(source) });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  return copy;
 }
 
 function contentHash(): string {

@@ -40,19 +40,23 @@ async function waitUntilGone(pid: number): Promise<boolean> {
 }
 
 describe('in-sandbox agent lifecycle', () => {
+  // The deadline given at start is far enough that a loaded machine still starts python3 before it; the tests
+  // then move it with extend, so how long the start took never decides the outcome.
   it('exits at its deadline and takes detached children with it', async () => {
-    const { connection, exited } = startAgent(Date.now() + 2_000);
+    const { connection, exited } = startAgent(Date.now() + 60_000);
     await connection.ready({ timeoutMs: 20_000 });
     const daemon = await connection.session.exec({ command: '(sleep 1000 > /dev/null 2>&1 & echo $!)' });
     const daemonPid = Number(daemon.stdout.trim());
     expect(daemonPid).toBeGreaterThan(0);
+    await connection.extend(Date.now() + 300);
     await exited;
     expect(await waitUntilGone(daemonPid)).toBe(true);
   });
 
   it('extend moves the deadline', async () => {
-    const { connection } = startAgent(Date.now() + 1_500);
+    const { connection } = startAgent(Date.now() + 60_000);
     await connection.ready({ timeoutMs: 20_000 });
+    await connection.extend(Date.now() + 1_500);
     await connection.extend(Date.now() + 60_000);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await connection.ping()).pid).toBeGreaterThan(0);
