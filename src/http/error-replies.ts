@@ -14,12 +14,18 @@ const EDGE_REFUSALS: Partial<Record<string, { status: number; jsonRpcCode: numbe
  * Errors fastify raises before a route runs, answered as JSON-RPC error bodies so MCP clients can read
  * them: an oversized body is 413 (never a half-read request), unknown paths 404. Edge refusals with a corral code
  * (a full quota 429, JSON nested too deep 400, an unknown Content-Encoding 415) carry the code, as JSON-RPC on MCP
- * routes and as {error} like every other /v1 refusal elsewhere.
+ * routes and as {error} like every other /v1 refusal elsewhere. An infrastructure CorralError under /v1 (a sandbox
+ * that cannot be created while preparing rollouts or a handle) is 503 when transient, else 500, with its code.
  */
 export function addErrorReplies(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refusal = CorralError.isInstance(error) ? EDGE_REFUSALS[error.code] : undefined;
     if (refusal && CorralError.isInstance(error)) return replyEdgeRefusal(request, reply, error, refusal);
+    // An infrastructure failure under a /v1 route keeps its code, so a trainer can tell a retry (503) from a fault (500).
+    if (CorralError.isInstance(error) && error.audience === 'infrastructure' && !isMcpPath(request.url)) {
+      request.log.error({ err: error, code: error.code }, 'request failed');
+      return reply.code(error.transient ? 503 : 500).send({ error: { code: error.code, message: error.message, transient: error.transient } });
+    }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(jsonRpcErrorBody(`Request body too large: the limit is ${bodyLimitBytes} bytes`));
     }

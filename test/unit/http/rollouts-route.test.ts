@@ -138,6 +138,20 @@ describe('POST /v1/rollouts (inject)', () => {
     }
   });
 
+  it('answers an infrastructure failure while preparing with its code: 503 when transient (retry), 500 when not', async () => {
+    const failures = [
+      { error: new CorralError('POOL_ERR_CREATE_FAILED', 'the backend failed to create a sandbox'), status: 503 },
+      { error: new CorralError('SBX_ERR_INTERNAL', 'the backend broke its own contract'), status: 500 },
+    ];
+    for (const failure of failures) {
+      const { service } = scriptedService(() => Promise.reject(failure.error));
+      const response = await post(newApp(service), { env: 'wiki-search', n: 1, model: MODEL });
+      expect(response.statusCode).toBe(failure.error.transient ? 503 : 500);
+      expect(response.statusCode).toBe(failure.status);
+      expect(response.json()).toEqual({ error: { code: failure.error.code, message: failure.error.message, transient: failure.error.transient } });
+    }
+  });
+
   it('applies the bearer token and the Host check before the route runs', async () => {
     const { service, prepared } = scriptedService(() => Promise.reject(new Error('must not be called')));
     const app = newApp(service);

@@ -62,6 +62,12 @@ describe('/v1/sandboxes (inject)', () => {
     }
   });
 
+  it('answers a create whose files cannot be written because no sandbox comes with the code, 503 (transient: retry)', async () => {
+    const response = await create(newApp(), { env: 'python', files: [{ path: 'a.txt', content: 'x' }] });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({ error: { code: 'SBX_ERR_UNAVAILABLE', message: 'no sandboxes in this test', transient: true } });
+  });
+
   it('refuses an unknown environment with the list of served ones', async () => {
     const response = await create(newApp(), { env: 'cobol' });
     expect(response.statusCode).toBe(400);
