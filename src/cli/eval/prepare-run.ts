@@ -3,8 +3,7 @@
  * environment, the agent and the examples. On resume every setting comes from the stored command; a flag that
  * disagrees with it is refused (RUNNER_ERR_RESUME_MISMATCH), so a resumed run never changes what the run is.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type CorralConfig, loadConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../../runner/agents/agent.js';
@@ -19,7 +18,7 @@ import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
 import { agentsFor, chooseAgentName, createAgent } from './agent-factory.js';
 import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
-import { defaultRunDirectory } from './run-directory.js';
+import { defaultRunDirectory, readResumedMetadata, refuseOccupiedRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
 import { refuseActiveRun } from './refuse-active-run.js';
 
@@ -47,8 +46,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
   if (options.resume) {
     if (options.out) throw new CorralError('CFG_ERR_INVALID', '--resume DIR continues the run in DIR; drop --out');
     directory = resolve(options.resume);
-    if (!existsSync(directory)) throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: no such run directory`);
-    previous = readMetadata(directory);
+    previous = readResumedMetadata(directory);
     stored = storedCommand(previous, directory);
     assertResumeMatches(stored, given, typeof previous?.backend === 'string' ? previous.backend : undefined, directory);
     refuseActiveRun(previous, directory, log);
@@ -56,9 +54,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     if (environmentArgument === undefined)
       throw new CorralError('CFG_ERR_INVALID', 'corral eval needs <env> (a built-in name or a module path), or --resume DIR');
     directory = options.out ? resolve(options.out) : '';
-    if (directory && (existsSync(join(directory, 'metadata.json')) || existsSync(join(directory, 'results.jsonl')))) {
-      throw new CorralError('CFG_ERR_INVALID', `--out ${directory} already holds a run: continue it with --resume ${directory}, or choose another --out`);
-    }
+    if (directory) refuseOccupiedRunDirectory(directory);
   }
   // A resumed run keeps the backend it ran on ('auto' resolved once, at its start) and its data directory.
   const pinnedBackend = previous?.backend === 'docker' || previous?.backend === 'process' ? previous.backend : stored?.backend;
@@ -145,16 +141,6 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     fittingAgents: agentsFor(environment.name, moduleAgents),
     examples,
   };
-}
-
-function readMetadata(directory: string): Record<string, unknown> | null {
-  const path = join(directory, 'metadata.json');
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (error) {
-    throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: metadata.json is not JSON (${(error as Error).message})`);
-  }
 }
 
 /** A resumed run should finish with what it started with; a changed package version or module file is worth a line. */
