@@ -45,6 +45,13 @@ interface TrackedConnection {
   pausedForBackpressure: boolean;
 }
 
+/**
+ * A connection that has not carried a request yet is not evicted for this long: its client's first request may be in
+ * transit (1,000 SDK clients connecting at once lost 1,338 fresh connections this way, issue 21). A socket held open
+ * without a request (a flood) is evicted once it is older.
+ */
+const FIRST_REQUEST_GRACE_MS = 2_000;
+
 /** Node's own default, for a server whose keep-alive timeout is unknown (attach() not called yet). */
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -68,10 +75,18 @@ export class ConnectionLimits {
     this.sweepTimer.unref();
   }
 
-  /** Prepended, so the counts are right before fastify and the WebSocket endpoint see the event. */
+  /**
+   * Connections are admitted before any listener sees them, and a refused one never reaches Node's HTTP parser (it
+   * would answer the request on a socket already answered); requests and upgrades are prepended, so the counts are
+   * right before fastify and the WebSocket endpoint see the event.
+   */
   attach(server: Server): void {
     this.server = server;
-    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+    server.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'connection' && !this.admit(args[0] as Socket)) return true;
+      return emit(event, ...args);
+    }) as typeof server.emit;
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => this.requestStarted(request.socket, response));
     server.prependListener('upgrade', (request: IncomingMessage) => this.upgraded(request.socket));
     server.once('close', () => this.close());
@@ -86,10 +101,14 @@ export class ConnectionLimits {
     for (const connection of this.connections.values()) clearTimeout(connection.firstRequestTimer);
   }
 
-  private admit(socket: Socket): void {
+  /** False when the socket was refused (answered here, never handed on). */
+  private admit(socket: Socket): boolean {
     const address = unmappedAddress(socket.remoteAddress);
-    if ((this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address)) return this.refuse(socket);
-    if (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined)) return this.refuse(socket);
+    const atAddressCap = (this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address);
+    if (atAddressCap || (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined))) {
+      this.refuse(socket);
+      return false;
+    }
     const connection: TrackedConnection = {
       socket,
       address,
@@ -109,6 +128,7 @@ export class ConnectionLimits {
     this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
     socket.once('close', () => this.forget(connection));
     socket.on('drain', () => this.resumeIfDrained(connection));
+    return true;
   }
 
   private requestStarted(socket: Socket, response: ServerResponse): void {
@@ -133,11 +153,11 @@ export class ConnectionLimits {
 
   /**
    * Closes the connection (of `address`, or of anyone) idle the longest: no request in flight, not a WebSocket, and
-   * either never used or idle past the keep-alive timeout the server advertises. A client that honours Keep-Alive
-   * may send its next request on a used connection until then, and that request (a session's closing DELETE, say)
-   * would die with a bare connection reset (issue 21); Node itself closes the connection at that timeout, so only
-   * a connection that never carried a request (a held-open flood socket) is evicted sooner. False when there is
-   * none, and the newcomer is refused with a typed 503.
+   * either idle past the keep-alive timeout the server advertises or never used and older than FIRST_REQUEST_GRACE_MS.
+   * A client that honours Keep-Alive may send its next request on a used connection until then, and that request (a
+   * session's closing DELETE, say) would die with a bare connection reset (issue 21); Node itself closes the
+   * connection at that timeout, so in practice only a socket held open without a request (a flood) is evicted.
+   * False when there is none, and the newcomer is refused with a typed 503.
    */
   private evictOldestIdle(address: string | undefined): boolean {
     const nowMs = Date.now();
@@ -146,7 +166,7 @@ export class ConnectionLimits {
     for (const connection of this.connections.values()) {
       if (connection.requestsInFlight > 0 || connection.upgraded) continue;
       if (address !== undefined && connection.address !== address) continue;
-      if (connection.requestsServed > 0 && nowMs - connection.idleSinceMs < keepAliveMs) continue;
+      if (nowMs - connection.idleSinceMs < (connection.requestsServed > 0 ? keepAliveMs : FIRST_REQUEST_GRACE_MS)) continue;
       if (!oldest || connection.idleSinceMs < oldest.idleSinceMs) oldest = connection;
     }
     if (!oldest) return false;
@@ -168,13 +188,19 @@ export class ConnectionLimits {
         code: 'HTTP_ERR_CONNECTION_LIMIT' satisfies ErrorCode,
       }),
     );
-    socket.end(
-      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const answer = `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`;
+    socket.on('error', () => undefined);
     // Under a flood, the answer is written (a small write goes out at once) and the descriptor freed without waiting.
-    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) return void socket.destroy();
+    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) {
+      socket.end(answer);
+      return void socket.destroy();
+    }
     this.lingeringRefusals++;
     socket.once('close', () => this.lingeringRefusals--);
+    // Answered once the client's request starts to arrive: an answer that comes before the request is a protocol
+    // error to HTTP clients such as undici (fetch, the MCP SDK), which report it as a bare connection reset.
+    socket.once('data', () => socket.end(answer));
+    socket.resume();
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 

@@ -6,7 +6,8 @@
  * never closed for a newcomer; when nothing else qualifies, the newcomer gets a typed 503 instead. Real sockets against a listening server.
  */
 import { type Socket, connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { CorralError } from '../../src/core/errors.js';
 import { buildServer } from '../../src/http/build-server.js';
@@ -66,6 +67,9 @@ describe('eviction at the per-address connection cap', () => {
     { environments: buildToolCatalog(), sandboxSource: { acquire: () => Promise.reject(new CorralError('SBX_ERR_UNAVAILABLE', 'none here')) } },
   );
   let port = 0;
+  /** Requests that reached the routes: a refused connection's request never does. */
+  let routed = 0;
+  app.addHook('onRequest', async () => void routed++);
   const opened: KeptAliveConnection[] = [];
   const open = async () => {
     const connection = await KeptAliveConnection.open(port);
@@ -83,6 +87,26 @@ describe('eviction at the per-address connection cap', () => {
     await app.close();
   });
 
+  it('spares connections whose first request is still to come, and answers the newcomer a typed 503 an HTTP client reads', async () => {
+    // Four clients connected, their requests not sent yet (in transit, as when 1,000 SDK clients connect at once).
+    const fresh = [await open(), await open(), await open(), await open()];
+    const dispatcher = new Agent();
+    const answer = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher });
+    expect(answer.statusCode).toBe(503);
+    expect(await answer.body.text()).toContain('"code":"HTTP_ERR_CONNECTION_LIMIT"');
+    await dispatcher.close();
+    const routedBefore = routed;
+    const refused = await open();
+    expect(await refused.healthz(port)).toBe('HTTP/1.1 503 Service Unavailable');
+    await refused.closed;
+    expect(routed).toBe(routedBefore);
+    for (const connection of fresh) expect(await connection.healthz(port)).toBe('HTTP/1.1 200 OK');
+    for (const connection of fresh) connection.socket.destroy();
+    await Promise.all(fresh.map((connection) => connection.closed));
+    // The next test starts from an empty server.
+    await vi.waitFor(async () => expect(await new Promise((resolve) => app.server.getConnections((_error, count) => resolve(count)))).toBe(0));
+  });
+
   it('spares kept-alive connections used within the keep-alive timeout, refuses with a typed 503, evicts a never-used one', async () => {
     const reused = await open();
     expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
@@ -95,6 +119,13 @@ describe('eviction at the per-address connection cap', () => {
     const refused = await open();
     expect(await refused.healthz(port)).toBe('HTTP/1.1 503 Service Unavailable');
     expect(refused.lastBody).toContain('"code":"HTTP_ERR_CONNECTION_LIMIT"');
+    // An HTTP client that sends its request on a fresh connection (undici, as fetch and the MCP SDK use) reads the
+    // same typed answer to its request, never a bare reset.
+    const dispatcher = new Agent();
+    const answer = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher });
+    expect(answer.statusCode).toBe(503);
+    expect(await answer.body.text()).toContain('"code":"HTTP_ERR_CONNECTION_LIMIT"');
+    await dispatcher.close();
     expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
 
     // Past the keep-alive timeout the idle ones are gone (the server advertised it); the one reused within it stays.
@@ -103,10 +134,15 @@ describe('eviction at the per-address connection cap', () => {
     await Promise.all(others.map((other) => other.closed));
     expect(await reused.healthz(port)).toBe('HTTP/1.1 200 OK');
 
-    // A connection that never carried a request (held open) makes room for a newcomer at once.
+    // A connection that never carried a request (held open) makes room for a newcomer.
     const admitted = [await open(), await open()];
     for (const connection of admitted) expect(await connection.healthz(port)).toBe('HTTP/1.1 200 OK');
     const heldOpen = await open();
+    // Once past the grace a fresh connection gets for its first request to arrive; the used ones kept in use meanwhile.
+    for (let wait = 0; wait < 5; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, KEEP_ALIVE_MS / 2));
+      for (const connection of [reused, ...admitted]) expect(await connection.healthz(port)).toBe('HTTP/1.1 200 OK');
+    }
     const newcomer = await open();
     expect(await newcomer.healthz(port)).toBe('HTTP/1.1 200 OK');
     await heldOpen.closed;
