@@ -32,9 +32,9 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
   'server.requestTimeoutMs': 'A request whose headers and body have not fully arrived after this long is answered 408 and its connection closed.',
   'server.firstRequestTimeoutMs': 'A connection that completes no request (not even its headers) within this long is closed.',
   'server.maxConnections':
-    'Open connections in total, lowered to the descriptor budget (ulimit -n minus a quarter, at least 128, kept in reserve); at the cap the longest-idle one is closed for a newcomer.',
+    'Open connections in total, lowered to the descriptor budget (ulimit -n minus a quarter, at least 128, kept in reserve); at the cap the longest-idle one (never one used within the keep-alive timeout) is closed for a newcomer, else a typed 503.',
   'server.maxConnectionsPerAddress':
-    "Open connections from one remote address, at most half of the total cap; at the cap that address's longest-idle one is closed for a newcomer.",
+    "Open connections from one remote address (a session holds ~2; the default fits 1,024 sessions twice over), at most half of the total cap; at the cap that address's longest-idle one is closed for a newcomer, same rule.",
   'server.maxBufferedBytesPerConnection': 'A connection whose unsent output exceeds this stops being read until its client catches up.',
   'server.slowClientGraceMs': 'A connection that stays above maxBufferedBytesPerConnection this long is closed.',
   'server.maxSessionsPerPrincipal': 'MCP sessions one principal (token digest, or the remote address on a tokenless server) may hold; beyond it 429.',

@@ -51,10 +51,13 @@ export const serverConfigSchema = z
     requestTimeoutMs: z.number().int().positive().default(60_000),
     /** A connection that completes no request (not even its headers) within this long is closed. */
     firstRequestTimeoutMs: z.number().int().positive().default(10_000),
-    /** Open connections in total; at the cap the oldest idle one is closed for a newcomer. */
-    maxConnections: z.number().int().positive().default(2048),
-    /** Open connections from one remote address; at the cap that address's oldest idle one is closed for a newcomer. */
-    maxConnectionsPerAddress: z.number().int().positive().default(1024),
+    /** Open connections in total (twice one address's share); at the cap the oldest idle one is closed for a newcomer. */
+    maxConnections: z.number().int().positive().default(8192),
+    /**
+     * Open connections from one remote address: room for 2x the 1,024 sessions a trainer runs at once (each holds
+     * ~2: POST keep-alive + GET stream); at the cap that address's oldest idle one is closed for a newcomer.
+     */
+    maxConnectionsPerAddress: z.number().int().positive().default(4096),
     /** A connection whose unsent output exceeds this stops being read (HTTP and WebSocket) until its client catches up. */
     maxBufferedBytesPerConnection: z
       .number()

@@ -273,6 +273,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A request body has a Content-Encoding the server cannot decode (it decodes gzip, deflate and br): HTTP 415.',
   },
+  HTTP_ERR_CONNECTION_LIMIT: {
+    audience: 'caller',
+    transient: true,
+    doc: 'The server (or the share of one remote address) is at its connection cap and every connection is busy or was used within the keep-alive timeout: HTTP 503 with Retry-After, before any request is read; retry later or raise server.maxConnectionsPerAddress.',
+  },
   TASK_ERR_NOT_FOUND: {
     audience: 'caller',
     transient: false,

@@ -2,8 +2,8 @@
  * Connection limits for one HTTP server (docs/security.md), against floods of sockets and clients that do not
  * read. Caps (connection-shares.ts: derived from the descriptor limit, one address at most half) count open
  * connections in total and per remote address (the exact address: 127.0.0.1 and 127.0.0.2 are two); at a cap the
- * connection IDLE the longest (no request in flight, not a WebSocket; a kept-alive one only after a grace, since
- * its next request may be in transit) is closed to make room, so held-open sockets can never lock fresh clients
+ * connection IDLE the longest (no request in flight, not a WebSocket; a kept-alive one only after the keep-alive
+ * timeout the server advertises, since its client may reuse it until then) is closed to make room, so held-open sockets can never lock fresh clients
  * out, whatever address they share. When none qualifies the newcomer is answered 503, and refused sockets
  * linger for their answer only up to a bound, so a flood of them cannot use up the descriptors the caps leave in
  * reserve.
@@ -14,6 +14,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { unmappedAddress } from './principal.js';
+import type { ErrorCode } from '../core/errors.js';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
 
 export interface ConnectionLimitSettings {
@@ -45,11 +46,14 @@ interface TrackedConnection {
 }
 
 /**
- * A kept-alive connection that just answered a request is not evicted for this long: its client may already have
- * sent the next request, which would die with a bare connection reset (issue 21, under 1,000 concurrent sessions).
- * A connection that never carried a request (a held-open flood socket) can be evicted at once.
+ * A connection that has not carried a request yet is not evicted for this long: its client's first request may be in
+ * transit (1,000 SDK clients connecting at once lost 1,338 fresh connections this way, issue 21). A socket held open
+ * without a request (a flood) is evicted once it is older.
  */
-const KEEP_ALIVE_EVICTION_GRACE_MS = 1_000;
+const FIRST_REQUEST_GRACE_MS = 2_000;
+
+/** Node's own default, for a server whose keep-alive timeout is unknown (attach() not called yet). */
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** A refused socket gets this long to read its 503 before it is dropped. */
 const REFUSAL_LINGER_MS = 1_000;
@@ -60,6 +64,7 @@ export class ConnectionLimits {
   private readonly perAddress = new Map<string, number>();
   private readonly sweepTimer: NodeJS.Timeout;
   private lingeringRefusals = 0;
+  private server: Server | undefined;
 
   constructor(
     private readonly settings: ConnectionLimitSettings,
@@ -70,9 +75,18 @@ export class ConnectionLimits {
     this.sweepTimer.unref();
   }
 
-  /** Prepended, so the counts are right before fastify and the WebSocket endpoint see the event. */
+  /**
+   * Connections are admitted before any listener sees them, and a refused one never reaches Node's HTTP parser (it
+   * would answer the request on a socket already answered); requests and upgrades are prepended, so the counts are
+   * right before fastify and the WebSocket endpoint see the event.
+   */
   attach(server: Server): void {
-    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    this.server = server;
+    const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+    server.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'connection' && !this.admit(args[0] as Socket)) return true;
+      return emit(event, ...args);
+    }) as typeof server.emit;
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => this.requestStarted(request.socket, response));
     server.prependListener('upgrade', (request: IncomingMessage) => this.upgraded(request.socket));
     server.once('close', () => this.close());
@@ -87,10 +101,14 @@ export class ConnectionLimits {
     for (const connection of this.connections.values()) clearTimeout(connection.firstRequestTimer);
   }
 
-  private admit(socket: Socket): void {
+  /** False when the socket was refused (answered here, never handed on). */
+  private admit(socket: Socket): boolean {
     const address = unmappedAddress(socket.remoteAddress);
-    if ((this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address)) return this.refuse(socket);
-    if (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined)) return this.refuse(socket);
+    const atAddressCap = (this.perAddress.get(address) ?? 0) >= this.settings.maxConnectionsPerAddress && !this.evictOldestIdle(address);
+    if (atAddressCap || (this.connections.size >= this.settings.maxConnections && !this.evictOldestIdle(undefined))) {
+      this.refuse(socket);
+      return false;
+    }
     const connection: TrackedConnection = {
       socket,
       address,
@@ -110,6 +128,7 @@ export class ConnectionLimits {
     this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
     socket.once('close', () => this.forget(connection));
     socket.on('drain', () => this.resumeIfDrained(connection));
+    return true;
   }
 
   private requestStarted(socket: Socket, response: ServerResponse): void {
@@ -134,15 +153,20 @@ export class ConnectionLimits {
 
   /**
    * Closes the connection (of `address`, or of anyone) idle the longest: no request in flight, not a WebSocket, and
-   * either never used or idle past the keep-alive grace. False when there is none, and the newcomer is refused.
+   * either idle past the keep-alive timeout the server advertises or never used and older than FIRST_REQUEST_GRACE_MS.
+   * A client that honours Keep-Alive may send its next request on a used connection until then, and that request (a
+   * session's closing DELETE, say) would die with a bare connection reset (issue 21); Node itself closes the
+   * connection at that timeout, so in practice only a socket held open without a request (a flood) is evicted.
+   * False when there is none, and the newcomer is refused with a typed 503.
    */
   private evictOldestIdle(address: string | undefined): boolean {
     const nowMs = Date.now();
+    const keepAliveMs = this.keepAliveTimeoutMs();
     let oldest: TrackedConnection | undefined;
     for (const connection of this.connections.values()) {
       if (connection.requestsInFlight > 0 || connection.upgraded) continue;
       if (address !== undefined && connection.address !== address) continue;
-      if (connection.requestsServed > 0 && nowMs - connection.idleSinceMs < KEEP_ALIVE_EVICTION_GRACE_MS) continue;
+      if (nowMs - connection.idleSinceMs < (connection.requestsServed > 0 ? keepAliveMs : FIRST_REQUEST_GRACE_MS)) continue;
       if (!oldest || connection.idleSinceMs < oldest.idleSinceMs) oldest = connection;
     }
     if (!oldest) return false;
@@ -152,16 +176,31 @@ export class ConnectionLimits {
     return true;
   }
 
+  /** Read when needed: the server's keepAliveTimeout (fastify sets it after attach) is what its Keep-Alive header says. */
+  private keepAliveTimeoutMs(): number {
+    return this.server?.keepAliveTimeout || DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+  }
+
   private refuse(socket: Socket): void {
     this.onRefused('connection_refused');
-    const body = JSON.stringify(jsonRpcErrorBody('Service unavailable: the server is at its connection limit with every connection busy; retry later'));
-    socket.end(
-      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+    const body = JSON.stringify(
+      jsonRpcErrorBody('Service unavailable: the server is at its connection limit with every connection busy; retry later', undefined, {
+        code: 'HTTP_ERR_CONNECTION_LIMIT' satisfies ErrorCode,
+      }),
     );
+    const answer = `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`;
+    socket.on('error', () => undefined);
     // Under a flood, the answer is written (a small write goes out at once) and the descriptor freed without waiting.
-    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) return void socket.destroy();
+    if (this.lingeringRefusals >= this.settings.maxLingeringRefusals) {
+      socket.end(answer);
+      return void socket.destroy();
+    }
     this.lingeringRefusals++;
     socket.once('close', () => this.lingeringRefusals--);
+    // Answered once the client's request starts to arrive: an answer that comes before the request is a protocol
+    // error to HTTP clients such as undici (fetch, the MCP SDK), which report it as a bare connection reset.
+    socket.once('data', () => socket.end(answer));
+    socket.resume();
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 
