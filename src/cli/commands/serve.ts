@@ -62,7 +62,10 @@ export function registerServeCommand(program: Command): void {
     .option('--reuse <mode>', 'after release: destroy | reset (default destroy; CORRAL_REUSE)')
     .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
     .option('--sandbox-uid <uid>', 'uid process-backend sandboxes run as, never 0 (default 58000; CORRAL_SANDBOX_UID)')
-    .option('--env <name|path...>', 'also serve these environments (installed package name, module file or package folder; repeatable)')
+    .option(
+      '--env <name|path...>',
+      'also serve these environments (installed package name, module file, package folder, or a Harbor task folder for POST /v1/rollouts trials; repeatable)',
+    )
     .option(
       '--env-load-timeout-ms <ms>',
       'an --env module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000; CORRAL_ENV_LOAD_TIMEOUT_MS)',
