@@ -438,7 +438,7 @@ export const ERROR_CODES = {
   QUEUE_ERR_UNSUPPORTED: {
     audience: 'caller',
     transient: false,
-    doc: 'This run cannot go through the queue (e.g. `corral eval terminal` trials, or episodes under `corral serve --queue`); the message says what to use instead.',
+    doc: 'This run cannot go through the queue (e.g. terminal trials of a CLI agent, or episodes under `corral serve --queue`); the message says what to use instead.',
   },
   QUEUE_ERR_INVALID_RESULT: {
     audience: 'infrastructure',

@@ -73,12 +73,8 @@ export function registerEvalCommand(program: Command): void {
           `--base-url ${options.baseUrl} without --model: name the model to call there (--model M), or drop --base-url to run a model-free agent`,
         );
       if (isTerminalRun(environmentArgument, options)) {
-        if (options.queue)
-          throw new CorralError(
-            'QUEUE_ERR_UNSUPPORTED',
-            'terminal tasks (corral eval <task folder>, corral eval terminal) run their trials here, not through the queue yet: drop --queue (workers run MCP-episode environments)',
-          );
-        // Trials instead of MCP episodes; the run directory, resume, summary and exit statuses are this command's.
+        // Trials (here, or with --queue on `corral worker --env <task folder>`) instead of MCP episodes; the run
+        // directory, resume, summary and exit statuses are this command's.
         const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);
         process.exitCode = await runEvalFlow({
           ...terminal.execution,

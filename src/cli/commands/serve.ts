@@ -4,6 +4,10 @@ import { loadConfig } from '../../config/load-config.js';
 import { buildServer } from '../../http/build-server.js';
 import { bindsAllInterfaces } from '../../http/request-guards.js';
 import { createRolloutService } from '../runtime/rollout-service.js';
+import { withTrialRollouts } from '../runtime/trial-rollout-service.js';
+import { corralCacheDirectory } from '../../core/cache-directory.js';
+import { taskFolderAt } from '../../environment-packages/task-folder.js';
+import { builtInEnvironments } from '../../runner/environments/index.js';
 import { withConformanceEnvironment } from '../../conformance/conformance-environment.js';
 import { openBackendProbe } from './backend-choice.js';
 import { listenOrExplain } from './listen-or-explain.js';
@@ -58,7 +62,10 @@ export function registerServeCommand(program: Command): void {
     .option('--reuse <mode>', 'after release: destroy | reset (default destroy; CORRAL_REUSE)')
     .option('--docker-socket <path>', 'Docker daemon socket (default: unix DOCKER_HOST, else /var/run/docker.sock; CORRAL_DOCKER_SOCKET)')
     .option('--sandbox-uid <uid>', 'uid process-backend sandboxes run as, never 0 (default 58000; CORRAL_SANDBOX_UID)')
-    .option('--env <name|path...>', 'also serve these environments (installed package name, module file or package folder; repeatable)')
+    .option(
+      '--env <name|path...>',
+      'also serve these environments (installed package name, module file, package folder, or a Harbor task folder for POST /v1/rollouts trials; repeatable)',
+    )
     .option(
       '--env-load-timeout-ms <ms>',
       'an --env module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000; CORRAL_ENV_LOAD_TIMEOUT_MS)',
@@ -72,11 +79,16 @@ export function registerServeCommand(program: Command): void {
       const { corpus, conformanceFixtures, env: environmentSpecs, viewDir, queue, ...configFlags } = flags;
       const config = loadConfig({ flags: configFlags });
       // Resolved before anything starts: an --env that does not load stops serve with its error.
-      const served = await loadServedEnvironments(environmentSpecs ?? [], {
-        cache: environmentCache(config),
-        log,
-        loadTimeoutMs: config.environments.loadTimeoutMs,
-      });
+      // Task folders (Harbor / Terminal-Bench) are served as trials for /v1/rollouts (trial-rollout-service.ts).
+      const taskFolders = (environmentSpecs ?? []).map((spec) => taskFolderAt(spec, Object.keys(builtInEnvironments))).filter((path) => path !== undefined);
+      const served = await loadServedEnvironments(
+        (environmentSpecs ?? []).filter((spec) => taskFolderAt(spec, Object.keys(builtInEnvironments)) === undefined),
+        {
+          cache: environmentCache(config),
+          log,
+          loadTimeoutMs: config.environments.loadTimeoutMs,
+        },
+      );
       const runtime = await startToolRuntime(config, { corpusPaths: corpus, minIdle: config.sandbox.minIdle, loadWiki: true, log });
       // --env modules and packages are imported again on SIGHUP (environment-reload.ts).
       const reloadable = await reloadableServedEnvironments(runtime.catalog, served, {
@@ -95,7 +107,16 @@ export function registerServeCommand(program: Command): void {
         bind: (name, envArgs) => served.bind(name, envArgs),
         ...(redisUrl ? { queuedExecutor: queuedRollouts({ redisUrl, server: config.server, log }) } : {}),
       });
-      const rollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;
+      const environmentRollouts = redisUrl ? refusingClientKeys(localOrQueued) : localOrQueued;
+      const rollouts =
+        taskFolders.length === 0
+          ? environmentRollouts
+          : withTrialRollouts(environmentRollouts, {
+              folders: taskFolders,
+              cacheDirectory: corralCacheDirectory(config.cache.dir),
+              server: config.server,
+              log,
+            });
       if (redisUrl) log(`POST /v1/rollouts runs on queue workers at ${redactedRedisUrl(redisUrl)}; episodes run here`);
       const episodes = createEpisodeService({ runtime, environments: served, dataDir: config.data.dataDir, server: config.server });
       // Structured request logs (fastify's pino, JSON lines) on stderr; CORRAL_LOG_LEVEL=silent turns them off.

@@ -21,6 +21,10 @@ import { builtInAgents } from '../../runner/agents/baseline/baseline-agents.js';
 import { loadServedEnvironments } from '../runtime/served-environments.js';
 import { chooseBackend } from './backend-choice.js';
 import { createWorkerRollouts } from './worker-rollouts.js';
+import { createWorkerTrials } from './worker-trials.js';
+import { corralCacheDirectory } from '../../core/cache-directory.js';
+import { taskFolderAt } from '../../environment-packages/task-folder.js';
+import { builtInEnvironments } from '../../runner/environments/index.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -48,7 +52,11 @@ export function registerWorkerCommand(program: Command): void {
     .requiredOption('--redis <url>', "the queue's Redis, e.g. redis://10.0.0.5:6379")
     .option('--backend <name>', 'sandbox backend: docker | process | isolate | auto (isolate: only rollouts that accept any backend)', 'auto')
     .option('-c, --concurrency <n>', 'rollouts run at once', '4')
-    .option('--env <name|path>', 'also hold this environment (package name, module file or package folder; repeatable)', collect)
+    .option(
+      '--env <name|path>',
+      'also hold this environment (package name, module file, package folder, or a Harbor / Terminal-Bench task folder at the path the producer names; repeatable)',
+      collect,
+    )
     .option('--name <id>', 'worker name shown in status and recorded with each rollout (default <host>-<pid>)')
     .option('--metrics-port <port>', 'serve Prometheus /metrics on this port')
     .option('--metrics-host <host>', 'interface for /metrics', '127.0.0.1')
@@ -73,9 +81,19 @@ export function registerWorkerCommand(program: Command): void {
         probe.disconnect();
         throw error;
       });
-      const served = await loadServedEnvironments(flags.env, { cache: environmentCache(config), log, loadTimeoutMs: config.environments.loadTimeoutMs });
+      // Task folders (Harbor / Terminal-Bench) are served as trials (worker-trials.ts); the rest as MCP-episode environments.
+      const taskFolders = flags.env.map((spec) => taskFolderAt(spec, Object.keys(builtInEnvironments))).filter((path) => path !== undefined);
+      const environmentSpecs = flags.env.filter((spec) => taskFolderAt(spec, Object.keys(builtInEnvironments)) === undefined);
+      const served = await loadServedEnvironments(environmentSpecs, { cache: environmentCache(config), log, loadTimeoutMs: config.environments.loadTimeoutMs });
       const backend = await chooseBackend(config, log);
+      if (taskFolders.length > 0 && backend !== 'docker')
+        throw new CorralError(
+          'SBX_ERR_UNAVAILABLE',
+          `--env ${taskFolders[0]} is a task folder: its trials run in Docker, and this worker's backend is ${backend} (use --backend docker)`,
+        );
       const rollouts = createWorkerRollouts({ served, config, log });
+      const trials = createWorkerTrials({ folders: taskFolders, cacheDirectory: corralCacheDirectory(config.cache.dir), log });
+      const trialQueues = new Set(trials.names());
       const worker = await RolloutWorker.start({
         redisUrl,
         name,
@@ -84,11 +102,16 @@ export function registerWorkerCommand(program: Command): void {
         leaseMs: flags.leaseMs,
         capabilities: {
           backends: flags.backend === 'isolate' ? ['isolate'] : [backend],
-          environments: served.names(),
-          agents: ['openai', ...Object.keys(builtInAgents), ...(backend === 'docker' ? CLI_AGENT_NAMES : [])],
+          environments: [...served.names(), ...trials.names()],
+          agents: [
+            'openai',
+            ...Object.keys(builtInAgents),
+            ...(backend === 'docker' ? CLI_AGENT_NAMES : []),
+            ...(taskFolders.length > 0 ? ['oracle', 'nop'] : []),
+          ],
           images: backend === 'docker' ? [config.sandbox.image] : [],
         },
-        jobRunner: rollouts,
+        jobRunner: { run: (job, context) => (trialQueues.has(job.environment.name) ? trials.run(job, context) : rollouts.run(job, context)) },
         log,
       });
       const metrics = workerMetrics(worker, probe, () => rollouts.poolStats());
@@ -122,6 +145,7 @@ export function registerWorkerCommand(program: Command): void {
           await metrics.close();
           server?.close();
           await rollouts.close();
+          await trials.close();
           probe.disconnect();
           log(`drained: ${worker.stats.completed} completed, ${worker.stats.errored} errored, ${worker.stats.duplicates} duplicates skipped`);
         } catch (error) {

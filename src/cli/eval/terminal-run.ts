@@ -34,6 +34,9 @@ import type { TerminalTask } from '../../terminal/terminal-task.js';
 import { nopAgent } from '../../terminal/trial/nop-agent.js';
 import { oracleAgent } from '../../terminal/trial/oracle-agent.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
+import type Docker from 'dockerode';
+import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
+import { queuedTerminalEvaluation } from './terminal-queue.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
 import { taskExample, trialExecutor } from '../../terminal/trial/trial-executor.js';
 import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
@@ -106,8 +109,11 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
   const numExamples = command.num_examples;
   const tasks = numExamples < 0 ? dataset.tasks : dataset.tasks.slice(0, numExamples);
   if (tasks.length === 0) throw new CorralError('TASK_ERR_NOT_FOUND', `${settings.tasks}: no task loads (errors above)`);
-  // Refused here (exit 2, nothing written), as for every environment, rather than every trial errored.
-  await requireDockerDaemon();
+  // Refused here (exit 2, nothing written), as for every environment, rather than every trial errored. A queued run's
+  // trials run on the workers' Docker, and its CLI agents would need a model proxy per worker (not built yet).
+  if (!options.queue) await requireDockerDaemon();
+  else if (CLI_AGENT_NAMES.includes(command.agent))
+    throw new CorralError('QUEUE_ERR_UNSUPPORTED', `--agent ${command.agent} trials run here only: drop --queue (queued trials run oracle, nop or openai)`);
   // The same model preflight as every corral eval run (preflight.ts), before any folder or container exists.
   if (options.preflight && usesModel(command.agent) && command.model && command.base_url)
     await probeModelEndpoint(
@@ -115,7 +121,6 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
       { retries: options.modelRetries, log },
     );
   const { agent, proxy } = await trialAgentFor(command, options, log);
-  const { docker, close: closeDocker } = openDockerConnection();
   const rolloutsPerExample = command.rollouts_per_example;
   const startedAt = Date.now();
   const plannedRollouts = tasks.length * rolloutsPerExample;
@@ -139,15 +144,23 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     started_at: typeof previous?.started_at === 'string' ? previous.started_at : new Date(startedAt).toISOString(),
     ...thisWriter(),
   };
-  const policy = { forbidEgress: settings.forbid_egress };
-  const pool = new TrialContainerPool({
-    docker,
-    policy,
-    lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
-    ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
-  });
+  if (options.queue)
+    return queuedTerminalEvaluation({
+      command,
+      settings,
+      directory,
+      previous,
+      tasks,
+      agent,
+      metadata,
+      startedAt,
+      options: { ...options, queue: options.queue },
+      log,
+    });
+  const { docker, close: closeDocker } = openDockerConnection();
+  let runtime: TrialRuntime | undefined;
   const close = async () => {
-    await pool.close();
+    await runtime?.close();
     await proxy?.close();
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
       () => undefined,
@@ -174,24 +187,8 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
-    log(`terminal: building ${tasks.length} task images (cached when unchanged)`);
-    const images = await buildTaskImages(tasks, {
-      docker,
-      map: await loadBaseImageMap(settings.base_image_map ?? undefined),
-      logDirectory: join(directory, 'build-logs'),
-      log,
-    });
-    const executor = trialExecutor({
-      docker,
-      pool,
-      agent,
-      tasks: new Map(tasks.map((task, index) => [task.name, { task, image: images[index]! }])),
-      directory,
-      timeoutMultiplier: settings.timeout_multiplier,
-      policy,
-      modelName: usesModel(agent.name) ? agent.model : null,
-      afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
-    });
+    runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log });
+    const executor = runtime.executorFor(directory);
     return {
       execution: {
         executor,
@@ -208,6 +205,59 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     };
   } catch (error) {
     await close();
+    throw error;
+  }
+}
+
+/** The task images, the container pool and the trial executor over them: a local run's, and a worker's (worker-trials.ts). */
+export interface TrialRuntime {
+  /** The trial executor writing each trial's folder under `directory` (the run directory, or a worker's folder for the run). */
+  executorFor(directory: string): RolloutExecutor;
+  close(): Promise<void>;
+}
+
+export async function openTrialRuntime(input: {
+  docker: Docker;
+  tasks: readonly TerminalTask[];
+  settings: TerminalSettings;
+  agent: TrialAgent;
+  buildLogDirectory: string;
+  log: (line: string) => void;
+}): Promise<TrialRuntime> {
+  const { docker, tasks, settings, agent, log } = input;
+  const policy = { forbidEgress: settings.forbid_egress };
+  const pool = new TrialContainerPool({
+    docker,
+    policy,
+    lifetimeMs: maxTrialMs(tasks, settings.timeout_multiplier) + 3_600_000,
+    ...(agent.containerMounts ? { mounts: agent.containerMounts } : {}),
+  });
+  try {
+    log(`terminal: building ${tasks.length} task images (cached when unchanged)`);
+    const images = await buildTaskImages([...tasks], {
+      docker,
+      map: await loadBaseImageMap(settings.base_image_map ?? undefined),
+      logDirectory: input.buildLogDirectory,
+      log,
+    });
+    const trialTasks = new Map(tasks.map((task, index) => [task.name, { task, image: images[index]! }]));
+    return {
+      executorFor: (directory) =>
+        trialExecutor({
+          docker,
+          pool,
+          agent,
+          tasks: trialTasks,
+          directory,
+          timeoutMultiplier: settings.timeout_multiplier,
+          policy,
+          modelName: usesModel(agent.name) ? agent.model : null,
+          afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
+        }),
+      close: () => pool.close(),
+    };
+  } catch (error) {
+    await pool.close();
     throw error;
   }
 }
@@ -238,9 +288,13 @@ async function requireDockerDaemon(): Promise<void> {
   }
 }
 
-const usesModel = (agentName: string) => agentName === 'openai' || CLI_AGENT_NAMES.includes(agentName);
+export const usesModel = (agentName: string) => agentName === 'openai' || CLI_AGENT_NAMES.includes(agentName);
 
-async function trialAgentFor(command: RunCommand, options: EvalOptions, log: (line: string) => void): Promise<{ agent: TrialAgent; proxy?: ModelProxy }> {
+export async function trialAgentFor(
+  command: Pick<RunCommand, 'agent' | 'model' | 'base_url' | 'sampling_args' | 'max_turns'>,
+  options: Pick<EvalOptions, 'apiKey' | 'modelTimeout' | 'modelRetries'>,
+  log: (line: string) => void,
+): Promise<{ agent: TrialAgent; proxy?: ModelProxy }> {
   if (command.agent === 'oracle') return { agent: oracleAgent };
   if (command.agent === 'nop') return { agent: nopAgent };
   if (CLI_AGENT_NAMES.includes(command.agent)) {
