@@ -51,7 +51,7 @@ import { parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
-import { defaultRunDirectory } from './run-directory.js';
+import { defaultRunDirectory, readResumedMetadata, refuseOccupiedRunDirectory } from './run-directory.js';
 import { refuseActiveRun } from './refuse-active-run.js';
 import { thisWriter } from '../../runner/run/run-liveness.js';
 import type { EvalExecution } from './eval-flow.js';
@@ -350,7 +350,8 @@ function resolveRun(
   if (options.resume) {
     if (options.out) throw new CorralError('CFG_ERR_INVALID', '--resume DIR continues the run in DIR; drop --out');
     const directory = resolve(options.resume);
-    const previous = JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8')) as Record<string, unknown>;
+    const previous = readResumedMetadata(directory);
+    if (!previous) throw new CorralError('CFG_ERR_INVALID', `--resume ${directory}: it holds no metadata.json, so no run to continue`);
     const command = previous['command'] as RunCommand;
     const settings = previous['terminal'] as TerminalSettings;
     const mismatches = [
@@ -393,8 +394,7 @@ function resolveRun(
     base_image_map: flags.baseImageMap ? resolve(flags.baseImageMap) : null,
   };
   const directory = options.out ? resolve(options.out) : defaultRunDirectory(TERMINAL_ENVIRONMENT, command.model ?? agentName);
-  if (existsSync(join(directory, 'metadata.json')) || existsSync(join(directory, 'results.jsonl')))
-    throw new CorralError('CFG_ERR_INVALID', `--out ${directory} already holds a run: continue it with --resume ${directory}, or choose another --out`);
+  refuseOccupiedRunDirectory(directory);
   return { command, settings, directory, previous: null };
 }
 
