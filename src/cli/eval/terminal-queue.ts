@@ -5,14 +5,13 @@
  * its env args. The producer writes results.jsonl and metadata.json as for every queued run; each trial's Harbor
  * folder stays on the worker that ran it (worker-trials.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { type RolloutJobTemplate, openQueuedExecutor } from '../../queue/queued-executor.js';
-import { parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
+import type { RolloutJobTemplate } from '../../queue/queued-executor.js';
 import type { TerminalTask } from '../../terminal/terminal-task.js';
 import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import { taskExample } from '../../terminal/trial/trial-executor.js';
 import type { EvalOptions } from './eval-options.js';
+import { openRunQueue, workerJobAgent } from './queued-evaluation.js';
 import type { RunCommand } from './run-command.js';
 import type { TerminalEvaluation, TerminalSettings } from './terminal-run.js';
 
@@ -37,10 +36,6 @@ export async function queuedTerminalEvaluation(input: {
   log: (line: string) => void;
 }): Promise<TerminalEvaluation> {
   const { command, settings, tasks, agent, options } = input;
-  const redisUrl = parseRedisUrl(options.queue, '--queue');
-  const previousQueue = (input.previous?.['queue'] ?? null) as { run_id?: unknown; rollouts?: unknown } | null;
-  const runId = typeof previousQueue?.run_id === 'string' ? previousQueue.run_id : randomUUID().replace(/-/g, '');
-  const rolloutWorkers: Record<string, string> = { ...((previousQueue?.rollouts as Record<string, string> | undefined) ?? {}) };
   const plannedRollouts = tasks.length * command.rollouts_per_example;
   const job: RolloutJobTemplate = {
     environment: {
@@ -50,33 +45,17 @@ export async function queuedTerminalEvaluation(input: {
       corpus: null,
       max_turns: command.max_turns,
     },
-    agent: {
-      name: command.agent,
-      model: command.model,
-      base_url: command.base_url,
-      sampling_args: command.sampling_args,
-      model_timeout_s: options.modelTimeout,
-      model_retries: options.modelRetries,
-      api_key: 'worker',
-      endpoint_guard: null,
-    },
+    agent: workerJobAgent(command, options, command.base_url),
     seed: command.seed,
     needs: { backend: 'docker' },
   };
-  const executor = await openQueuedExecutor({
-    redisUrl,
-    runId,
-    job,
-    plannedRollouts,
-    onReceived: (key, worker) => (rolloutWorkers[key] = worker),
-    log: input.log,
-  });
+  const queue = await openRunQueue({ previous: input.previous, options, job, plannedRollouts, log: input.log });
   return {
     execution: {
-      executor,
+      executor: queue.executor,
       metadata: input.metadata,
-      extraMetadata: () => ({ queue: { redis: redactedRedisUrl(redisUrl), run_id: runId, rollouts: rolloutWorkers } }),
-      describe: `terminal: ${tasks.length} tasks x ${command.rollouts_per_example} trials, agent ${agent.name} (${agent.model}), on workers serving ${settings.tasks} through the queue at ${redactedRedisUrl(redisUrl)} (run ${runId})`,
+      extraMetadata: queue.extraMetadata,
+      describe: `terminal: ${tasks.length} tasks x ${command.rollouts_per_example} trials, agent ${agent.name} (${agent.model}), on workers serving ${settings.tasks} through the queue at ${queue.where}`,
       cancelling: `removing this run's waiting jobs; trials already running finish on the workers and --resume ${input.directory} collects them`,
       close: async () => undefined,
     },

@@ -26,7 +26,7 @@ import { tokenDataWarning } from '../../runner/samples/token-data-warning.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { environmentRolloutFactory } from './environment-rollouts.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
-import { summarise } from '../../runner/run/run-summary.js';
+import { rolloutRunStats } from './rollout-run-stats.js';
 import type { ToolRuntime } from './tool-runtime.js';
 
 export interface RolloutServiceOptions {
@@ -166,15 +166,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             abortSignal,
             log: (line) => log?.warn({}, line),
           });
-          const summary = summarise(records);
-          return {
-            rollouts: summary.rollouts,
-            errored: summary.errored,
-            avg_reward: summary.avg_reward,
-            metric_averages: summary.metrics,
-            errors_by_code: summary.errorsByCode,
-            ...(request.samples ? { samples: { ...tally } } : {}),
-          };
+          return { ...rolloutRunStats(records), ...(request.samples ? { samples: { ...tally } } : {}) };
         },
       };
     },

@@ -14,7 +14,7 @@ import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js
 import type { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { runDriver } from '../../runner/run/run-driver.js';
-import { summarise } from '../../runner/run/run-summary.js';
+import { rolloutRunStats } from './rollout-run-stats.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
@@ -108,14 +108,7 @@ export function withTrialRollouts(environments: RolloutService, options: TrialRo
             await model.close?.().catch(() => undefined);
             closeDocker();
           }
-          const summary = summarise(records);
-          return {
-            rollouts: summary.rollouts,
-            errored: summary.errored,
-            avg_reward: summary.avg_reward,
-            metric_averages: summary.metrics,
-            errors_by_code: summary.errorsByCode,
-          };
+          return rolloutRunStats(records);
         },
       };
     },
