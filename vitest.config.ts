@@ -13,8 +13,9 @@ import { PARALLEL_E2E_FILES } from './test/helpers/e2e-groups.js';
 // maxWorkers. Its default, one worker less than the cores, is one worker on a 2-core machine, so set it: most
 // files wait on child processes, sockets and Docker rather than compute. CORRAL_TEST_WORKERS overrides it.
 const WORKERS = Number(process.env.CORRAL_TEST_WORKERS) || Math.max(2, availableParallelism());
-// Beyond four, e2e files contend for the Docker daemon more than they gain.
-const E2E_WORKERS = Math.min(WORKERS, 4);
+// e2e files mostly wait (child processes, Docker, sockets), so three share even two cores; beyond four they contend
+// for the Docker daemon more than they gain.
+const E2E_WORKERS = Math.min(Math.max(WORKERS, 3), 4);
 const parallelE2eFiles = PARALLEL_E2E_FILES.map((file) => `test/e2e/${file}`);
 // e2e files share two cores with each other (and CI machines with other jobs): a test that takes 30 s alone may take
 // twice that beside another, so the default bound against hangs is wider there. Timing assertions stay serial.

@@ -50,9 +50,26 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "setup: redis-server did not start; see /var/log/corral-redis.log" >&2; exit 1; }
 fi
 
+# node_modules by content hash (the lock file, node's version, the machine): a clean clone copies it from corral's
+# cache in seconds instead of a minute of npm ci; a changed lock file installs once and fills a new entry.
+modules_key=$( (cat package-lock.json; node --version; uname -m) | sha256sum | cut -c1-16)
+modules_cache="${CORRAL_CACHE_DIR:-$HOME/.cache/corral}/node-modules/$modules_key"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm ci"
-  npm ci --no-fund --no-audit
+  if [ -d "$modules_cache/node_modules" ]; then
+    echo "setup: node_modules from the cache ($modules_key)"
+    rm -rf node_modules
+    cp -a "$modules_cache/node_modules" node_modules
+  else
+    echo "setup: npm ci"
+    npm ci --no-fund --no-audit
+    mkdir -p "$(dirname "$modules_cache")"
+    rm -rf "$modules_cache.partial"
+    mkdir -p "$modules_cache.partial"
+    cp -a node_modules "$modules_cache.partial/"
+    rm -rf "$modules_cache"
+    mv "$modules_cache.partial" "$modules_cache"
+  fi
+  touch node_modules/.package-lock.json
 fi
 
 # Node 22 only for the MCP conformance suite, kept in its own prefix (see tools/node22/README.md).
