@@ -3,10 +3,11 @@
  * one job per trial, a real `corral worker --backend docker --env <task folder>` child process runs them with the
  * trial executor (real Docker), and the producer writes their records to results.jsonl like every queued run.
  */
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { markedHarborTask } from '../helpers/marked-task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { TASK_BASE_IMAGE_DEFINITIONS } from '../../src/sandbox/docker/image-definition.js';
@@ -14,7 +15,6 @@ import { backendAvailable } from '../helpers/backend-gate.js';
 import { readMetadata, readResults, runCorral, spawnCorral } from './runner-cli.js';
 
 const dockerAvailable = await backendAvailable('docker');
-const FIXTURES = resolve(import.meta.dirname, '../fixtures/terminal');
 const REDIS = 'redis://127.0.0.1:6379';
 
 let workDirectory: string;
@@ -25,26 +25,13 @@ afterAll(async () => {
   if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
 });
 
-/** A copy of the always-zero Harbor task whose verifier gives 1 when the oracle's solve.sh left its mark. */
-async function markedTask(parent: string): Promise<string> {
-  const directory = join(parent, 'marked');
-  await cp(join(FIXTURES, 'hostile/always-zero'), directory, { recursive: true });
-  await writeFile(join(directory, 'solution/solve.sh'), '#!/bin/bash\necho done > /app/mark\n', { mode: 0o755 });
-  await writeFile(
-    join(directory, 'tests/test.sh'),
-    '#!/bin/bash\n[ -f /app/mark ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-    { mode: 0o755 },
-  );
-  return directory;
-}
-
 describe.runIf(dockerAvailable)('corral eval <task folder> --queue', () => {
   beforeAll(async () => {
     await buildImages({ offline: true, definitions: TASK_BASE_IMAGE_DEFINITIONS, log: (line) => console.log(`[images] ${line}`) });
   }, 1_500_000);
 
   it('a worker serving the task folder runs the trials; the producer writes their records', async () => {
-    const task = await markedTask(workDirectory);
+    const task = await markedHarborTask(workDirectory, { oracleWritesMark: true });
     const workerCache = join(workDirectory, 'worker-cache');
     const worker = spawnCorral(['worker', '--redis', REDIS, '--backend', 'docker', '--env', task, '--name', 'trial-worker', '--concurrency', '2'], {
       CORRAL_CACHE_DIR: workerCache,

@@ -3,9 +3,10 @@
  * serves the folder as `terminal-<folder name>`; a request naming it runs its task as trials (real Docker) with the
  * trial openai agent against the scripted model server, and streams the trial records and the summary.
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { markedHarborTask } from '../helpers/marked-task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { TASK_BASE_IMAGE_DEFINITIONS } from '../../src/sandbox/docker/image-definition.js';
@@ -14,7 +15,6 @@ import { backendAvailable } from '../helpers/backend-gate.js';
 import { startServe } from './serve-cli-process.js';
 
 const dockerAvailable = await backendAvailable('docker');
-const FIXTURES = resolve(import.meta.dirname, '../fixtures/terminal');
 
 let workDirectory: string;
 let model: ScriptedModelServer | undefined;
@@ -25,18 +25,6 @@ afterAll(async () => {
   await model?.close();
   if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
 });
-
-/** A copy of the always-zero Harbor task whose verifier gives 1 when /app/mark exists. */
-async function markedTask(parent: string): Promise<string> {
-  const directory = join(parent, 'marked');
-  await cp(join(FIXTURES, 'hostile/always-zero'), directory, { recursive: true });
-  await writeFile(
-    join(directory, 'tests/test.sh'),
-    '#!/bin/bash\n[ -f /app/mark ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-    { mode: 0o755 },
-  );
-  return directory;
-}
 
 async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -52,7 +40,7 @@ describe.runIf(dockerAvailable)('POST /v1/rollouts with a served task folder', (
   }, 1_500_000);
 
   it('streams one trial record per rollout, scored by the task verifier, then the summary', async () => {
-    const task = await markedTask(workDirectory);
+    const task = await markedHarborTask(workDirectory, { oracleWritesMark: false });
     // The model marks the task done with one bash call, then stops.
     model = await startScriptedModelServer((request) =>
       request.messages.at(-1)?.role === 'tool'

@@ -3,9 +3,10 @@
  * Terminal-Bench v1 task.yaml folder, or a folder of them) runs trials exactly as `corral eval terminal --tasks DIR`
  * does, as a child process against real Docker, and `--resume` of such a run continues it.
  */
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { markedHarborTask } from '../helpers/marked-task.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImages } from '../../src/sandbox/docker/image-builder.js';
 import { TASK_BASE_IMAGE_DEFINITIONS } from '../../src/sandbox/docker/image-definition.js';
@@ -23,28 +24,13 @@ afterAll(async () => {
   if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
 });
 
-/** A copy of the always-zero Harbor task whose verifier gives 1 when the oracle's solve.sh left its mark. */
-async function harborTask(parent: string): Promise<string> {
-  const directory = join(parent, 'marked');
-  await cp(join(FIXTURES, 'hostile/always-zero'), directory, { recursive: true });
-  await writeFile(join(directory, 'solution/solve.sh'), '#!/bin/bash\necho done > /app/mark\n', { mode: 0o755 });
-  await writeFile(
-    join(directory, 'tests/test.sh'),
-    '#!/bin/bash\n[ -f /app/mark ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-    {
-      mode: 0o755,
-    },
-  );
-  return directory;
-}
-
 describe.runIf(dockerAvailable)('corral eval <task folder>', () => {
   beforeAll(async () => {
     await buildImages({ offline: true, definitions: TASK_BASE_IMAGE_DEFINITIONS, log: (line) => console.log(`[images] ${line}`) });
   }, 1_500_000);
 
   it('a Harbor task folder as the environment argument runs its trials, recorded as a terminal run', async () => {
-    const task = await harborTask(workDirectory);
+    const task = await markedHarborTask(workDirectory, { oracleWritesMark: true });
     const out = join(workDirectory, 'single-run');
     const run = await runCorral(['eval', task, '--agent', 'oracle', '--out', out, '--no-progress']);
     expect(run.code, run.stderr).toBe(0);
@@ -63,7 +49,7 @@ describe.runIf(dockerAvailable)('corral eval <task folder>', () => {
   it('a folder of a Harbor task and a Terminal-Bench v1 task runs both; --resume of that run continues it', async () => {
     const dataset = join(workDirectory, 'dataset');
     await mkdir(dataset);
-    await harborTask(dataset);
+    await markedHarborTask(dataset, { oracleWritesMark: true });
     await cp(join(FIXTURES, 'tb-v1/greet-file'), join(dataset, 'greet-file'), { recursive: true });
     const out = join(workDirectory, 'dataset-run');
     const run = await runCorral(['eval', dataset, '--agent', 'oracle', '-n', '1', '--out', out, '--no-progress']);
