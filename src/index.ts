@@ -24,6 +24,7 @@ export type { EnvironmentDefinition, EnvironmentFactory, EnvironmentFactoryInput
 export { defineTool } from './runner/contract/environment-tool.js';
 export type { ToolAnnotations, ToolContext, ToolDefinition, ToolReply } from './runner/contract/environment-tool.js';
 export type { EnvironmentSandbox, RolloutContext } from './runner/contract/rollout-context.js';
+export type { EnvironmentReply, RespondContext } from './runner/contract/environment-reply.js';
 
 // Answers, stopping and scoring.
 export type { AnswerParser } from './runner/contract/answer-parser.js';

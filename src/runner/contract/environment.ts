@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Rubric } from '../rubrics/rubric.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 import type { AnswerParser } from './answer-parser.js';
+import type { EnvironmentReply, RespondContext } from './environment-reply.js';
 import type { ToolDefinition } from './environment-tool.js';
 import type { RolloutContext } from './rollout-context.js';
 import type { StopPredicate } from './stop-predicate.js';
@@ -91,6 +92,11 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
   /** After scoring, always (also after a failure or a cancel); the sandbox is released afterwards. */
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   stopWhen?: StopPredicate<NoInfer<State>> | readonly StopPredicate<NoInfer<State>>[];
+  /**
+   * After each assistant turn that calls no tool: the environment's next user message(s), or `{ done: true }`. Without
+   * it the episode ends at the first such turn. A throw errors the rollout as an environment failure (never reward 0).
+   */
+  respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
   /** Reads the final answer (e.g. stripThinking(), lastCodeBlock('python')); default: the raw final text. */
   parser?: AnswerParser;
 }
@@ -117,6 +123,7 @@ export interface Environment<State = unknown, Args = unknown> {
   setup?(context: RolloutContext<State, Args>): Promise<void> | void;
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   readonly stopWhen: readonly StopPredicate<State>[];
+  respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
   readonly parser: AnswerParser | undefined;
 }
 
@@ -158,6 +165,7 @@ const environmentSchema = z
     state: optionalFunction('state'),
     setup: optionalFunction('setup'),
     cleanup: optionalFunction('cleanup'),
+    respond: optionalFunction('respond'),
     stopWhen: z.union([z.custom<StopPredicate>(isFunction), z.array(z.custom<StopPredicate>(isFunction, 'a stop predicate (a function)'))]).optional(),
     parser: z
       .custom<AnswerParser>((value) => typeof value === 'object' && value !== null && isFunction((value as { parse?: unknown }).parse), 'an answer parser')

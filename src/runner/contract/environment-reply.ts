@@ -1,0 +1,18 @@
+/**
+ * Environments that talk back (docs/environments.md, "Environment replies"): after an assistant turn that calls no
+ * tool, an environment with `respond` produces the next user message(s) or ends the episode. Games, tutoring and
+ * simulated users are written this way; an environment without `respond` ends at the first answer as before.
+ */
+import type { ChatMessage } from '../trajectory/messages.js';
+import type { RolloutContext } from './rollout-context.js';
+
+/** What `respond` returns: more user turns (a string is one user message), or the end of the episode. */
+export type EnvironmentReply =
+  { readonly done?: false; readonly messages: string | readonly ChatMessage[] } | { readonly done: true; readonly reason?: string };
+
+/** What `respond` sees: the rollout's context plus the conversation so far (system prompt and prompt included). */
+export interface RespondContext<State = Record<string, unknown>, Args = Record<string, unknown>> extends RolloutContext<State, Args> {
+  readonly messages: readonly ChatMessage[];
+  /** Assistant turns taken so far in this rollout. */
+  readonly turn: number;
+}
