@@ -1,7 +1,8 @@
 /**
  * Wordle played in dialogue: no tools at all. The environment's `respond` reads each guess from the model's reply,
  * answers with the marks as the next user message, and ends the episode when the word is solved or the guesses run
- * out. The reward comes from the game state respond kept.
+ * out. The reward comes from the game state respond kept. The word list and the marks are the wordle example's
+ * (the same game played through a tool there).
  *
  *   corral eval ./examples/word-game/index.ts --model Qwen/Qwen3-8B --base-url http://localhost:8000/v1
  */
