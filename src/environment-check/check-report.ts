@@ -17,10 +17,12 @@ export const CHECK_IDS = [
   'leakage.tool-descriptions',
   'isolation.network-declared',
   'isolation.network-probe',
+  'isolation.verifier-trusts-agent-files',
   'hygiene.tool-descriptions',
   'hygiene.example-ids',
   'hygiene.env-args',
   'hygiene.timeouts',
+  'hygiene.tasks-load',
 ] as const;
 
 export type CheckId = (typeof CHECK_IDS)[number];

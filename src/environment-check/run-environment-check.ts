@@ -13,7 +13,7 @@ import { checkEnvironmentArgs, checkExampleIds, checkTimeouts, checkToolDescript
 import { checkNetworkDeclared } from './isolation-check.js';
 import { checkLeakage } from './leakage-checks.js';
 import { probeNetwork } from './network-probe.js';
-import { checkFloor, checkOracle } from './reward-checks.js';
+import { checkFloor, checkOracle, maximumReward } from './reward-checks.js';
 
 export interface EnvironmentCheckOptions {
   environment: Environment;
@@ -47,8 +47,8 @@ export async function runEnvironmentCheck(options: EnvironmentCheckOptions): Pro
   log('network probe: 1 rollout');
   const networkProbe = await probeNetwork({ environment, example: examples[0], openRollouts: options.openRollouts, abortSignal: options.abortSignal });
   const checks = [
-    checkOracle(oracleRun.records, environment.rubric, options.oracle.name),
-    checkFloor(floorRun.records, oracleRun.records, environment.rubric, options.margin),
+    checkOracle(oracleRun.records, maximumReward(environment.rubric), options.oracle.name),
+    checkFloor(floorRun.records, oracleRun.records, maximumReward(environment.rubric), options.margin),
     checkDeterminism(rescoring.scores, options.scoringRepeats),
     ...checkLeakage(examples, environment.systemPrompt, tools),
     checkNetworkDeclared(environment, examples),

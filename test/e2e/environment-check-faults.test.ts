@@ -10,6 +10,7 @@ import { ROOT, runCorral } from './runner-cli.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'environment-check');
 const processBackend = await backendAvailable('process');
+const dockerBackend = await backendAvailable('docker');
 
 async function check(fixture: string): Promise<{ code: number | null; report: EnvironmentCheckReport; stderr: string }> {
   const result = await runCorral(['env', 'check', join(FIXTURES, `${fixture}.ts`), '--json', '--backend', 'process']);
@@ -88,4 +89,22 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(refused.stderr).toContain('--margin');
     expect(refused.stderr).toContain('CFG_ERR_INVALID');
   }, 120_000);
+});
+
+describe.skipIf(!dockerBackend)('corral env check: a planted fault in a Harbor task folder', () => {
+  it('catches a verifier that trusts a file the agent writes (isolation.verifier-trusts-agent-files), and only that task', async () => {
+    // tasks/: a sound task (the tests check /app/answer.txt's content) and one whose tests pay for /app/checks-passed.
+    const result = await runCorral(['env', 'check', join(FIXTURES, 'tasks'), '--json']);
+    const report = JSON.parse(result.stdout) as EnvironmentCheckReport;
+    expect(failing(report), result.stderr).toEqual(['isolation.verifier-trusts-agent-files:error']);
+    expect(report).toMatchObject({ oracle: 'oracle', floor: 'nop', examples: 2 });
+    const trust = report.checks.find((item) => item.id === 'isolation.verifier-trusts-agent-files')!.evidence as {
+      planted: Record<string, string[]>;
+      trusting: { task: string; forged_reward: number; nop_reward: number; forged_paths: string[] }[];
+    };
+    expect(trust.trusting).toEqual([{ task: 'corral-fixtures/trusts-agent-files', forged_reward: 1, nop_reward: 0, forged_paths: ['/app/checks-passed'] }]);
+    // The sound task's answer file was forged too, and its verifier (which checks the content) paid nothing for it.
+    expect(trust.planted['corral-fixtures/sound-task']).toEqual(['/app/answer.txt']);
+    expect(result.code).toBe(1);
+  }, 180_000);
 });
