@@ -78,6 +78,27 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(code).toBe(1);
   }, 120_000);
 
+  it('catches a tool that returns the answer as the answer (leakage.tool-results)', async () => {
+    const { code, report, stderr } = await check('answer-in-tool-result');
+    expect(failing(report), stderr).toEqual(['leakage.tool-results:error']);
+    expect(report.oracle).toBe('oracle');
+    expect(report.checks.find((item) => item.id === 'leakage.tool-results')?.evidence).toMatchObject({ judged: 4, leak_count: 4 });
+    expect(code).toBe(1);
+  }, 120_000);
+
+  it('catches a setup that is not idempotent on a reused sandbox (isolation.setup-idempotent)', async () => {
+    const { code, report, stderr } = await check('setup-appends');
+    expect(failing(report), stderr).toEqual(['isolation.setup-idempotent:error']);
+    const evidence = report.checks.find((item) => item.id === 'isolation.setup-idempotent')?.evidence as { changed_reward: { example: string }[] };
+    expect(evidence.changed_reward.sort((a, b) => a.example.localeCompare(b.example))).toEqual([
+      { example: 'france', once: 1, twice: 0 },
+      { example: 'japan', once: 1, twice: 0 },
+      { example: 'kenya', once: 1, twice: 0 },
+      { example: 'peru', once: 1, twice: 0 },
+    ]);
+    expect(code).toBe(1);
+  }, 120_000);
+
   it('prints one line per check without --json, and refuses a margin outside 0..1 naming the flag', async () => {
     const text = await runCorral(['env', 'check', join(FIXTURES, 'pays-empty-answer.ts'), '--backend', 'process']);
     expect(text.code).toBe(1);
