@@ -33,6 +33,8 @@ export interface ResultRecord {
   /** Token counts the endpoint reported, summed over the rollout; null when it reported none. */
   usage: TokenUsage | null;
   attempts: number;
+  /** Set when live canaries quarantined the example (runner/run/canaries/): its oracle failed or its floor scored. */
+  quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
 }
