@@ -39,6 +39,8 @@ export interface ResultRecord {
   user_calls?: UserModelCall[];
   user_usage?: TokenUsage | null;
   attempts: number;
+  /** Set when live canaries quarantined the example (runner/run/canaries/): its oracle failed or its floor scored. */
+  quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
 }
