@@ -3,6 +3,7 @@
  * task, info, reward, one key per metric) plus corral's own fields (timings, error, tokens, group statistics).
  */
 import type { ChatMessage, TokenUsage, TurnTokens } from './messages.js';
+import type { RecordLineage } from './record-lineage.js';
 import type { RolloutFailure, ToolCallTiming, TrajectoryEvent } from './trajectory.js';
 import { TRAJECTORY_VERSION } from './trajectory.js';
 
@@ -33,6 +34,8 @@ export interface ResultRecord {
   /** Token counts the endpoint reported, summed over the rollout; null when it reported none. */
   usage: TokenUsage | null;
   attempts: number;
+  /** A re-scored or replayed record: its source run and record (record-lineage.ts). */
+  lineage?: RecordLineage;
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
 }

@@ -1,0 +1,148 @@
+/**
+ * `corral rescore`, `corral replay` and `corral export pairs` as child processes, on one wiki-search run made in
+ * beforeAll (tiny fixture corpus, a scripted model: search_pages, view_sections, then an answer; one rollout fails
+ * with HTTP 400 and is errored).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
+import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
+import { ROOT, RUNNER_FIXTURES, readResults, runCorral } from './runner-cli.js';
+
+const PAGES = join(RUNNER_FIXTURES, 'tiny-pages.jsonl');
+const QUESTIONS = join(RUNNER_FIXTURES, 'tiny-questions.jsonl');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'rescore');
+const scratch = mkdtempSync(join(tmpdir(), 'corral-rescore-'));
+const source = join(scratch, 'source');
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The final answer per question: q2's holds the gold answer inside a sentence (exact match 0, "contains" 1). */
+const ANSWERS: Record<string, string> = {
+  'Who opened the Marrow Valley Railway?': 'Harriet Lowell',
+  'How many stations does the Marrow Valley Railway have?': 'The railway has seven stations.',
+  'In what year did the Copper Kettle Prize get established?': '1962',
+  'Which insects pollinate the glass orchid?': 'no idea',
+  'Who is the mayor of Port Ambry?': 'Daniel R. Whitcombe',
+};
+const questionOf = (body: ChatCompletionRequestBody) => String(body.messages.find((message) => message.role === 'user')?.content ?? '');
+const toolTurns = (body: ChatCompletionRequestBody) => body.messages.filter((message) => message.role === 'tool').length;
+
+/** Turn 1 searches, turn 2 lists the sections of `page`, turn 3 answers. */
+function searchingModel(page: (question: string) => string, answer: (question: string, seed: number) => string) {
+  return (body: ChatCompletionRequestBody): ModelReply => {
+    const question = questionOf(body);
+    const seed = Number(body['seed']);
+    if (question.startsWith('Who is the mayor') && seed === 1) return { kind: 'http-error', status: 400, message: 'scripted refusal' };
+    const done = toolTurns(body);
+    if (done === 0) return { kind: 'tool-calls', toolCalls: [{ name: 'search_pages', arguments: { query: question } }] };
+    if (done === 1) return { kind: 'tool-calls', toolCalls: [{ name: 'view_sections', arguments: { page_id: page(question) } }] };
+    return { kind: 'text', content: answer(question, seed) };
+  };
+}
+const ORIGINAL_PAGE = () => 'marrow_valley_railway';
+const ORIGINAL = searchingModel(ORIGINAL_PAGE, (question) => ANSWERS[question]!);
+
+interface RunMetadata {
+  status: string;
+  lineage: Record<string, unknown>;
+  env_source: Record<string, unknown> & { sha256?: string };
+  score_spread: { metrics: Record<string, unknown> };
+}
+const byKey = (records: readonly ResultRecord[]) => new Map(records.map((record) => [`${record.example_id}#${record.rollout_index}`, record]));
+
+describe('corral rescore, replay and export pairs', () => {
+  let sourceRecords: ResultRecord[];
+  beforeAll(async () => {
+    const model = await startScriptedModelServer(ORIGINAL);
+    try {
+      const result = await runCorral([
+        'eval',
+        'wiki-search',
+        ...['--corpus', PAGES, '--questions', QUESTIONS, '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k'],
+        ...['--seed', '0', '--model-retries', '0', '--backend', 'process', '-r', '2', '-c', '4', '--out', source, '--no-progress', '--no-preflight'],
+      ]);
+      expect(result.code, result.stderr).toBe(1);
+    } finally {
+      await model.close();
+    }
+    sourceRecords = readResults(source);
+    expect(sourceRecords).toHaveLength(10);
+    expect(sourceRecords.filter((record) => record.error !== null).map((record) => `${record.example_id}#${record.rollout_index}`)).toEqual(['q5#1']);
+  }, 60_000);
+
+  it('re-scoring with a changed rubric changes rewards only where the rubric changed; errored records stay errored', async () => {
+    const out = join(scratch, 'lenient');
+    const result = await runCorral(['rescore', source, '--env', join(FIXTURES, 'lenient-wiki-search.ts'), '--out', out, '--no-progress']);
+    expect(result.code, result.stderr).toBe(1);
+    const rescored = byKey(readResults(out));
+    expect(rescored.size).toBe(10);
+    for (const original of sourceRecords) {
+      const key = `${original.example_id}#${original.rollout_index}`;
+      const record = rescored.get(key)!;
+      expect(record.lineage).toEqual({ kind: 'rescore', source_run: source, source_record: key });
+      expect(record.completion).toEqual(original.completion);
+      if (original.error !== null) {
+        expect(record.reward).toBeNull();
+        expect(record.error).toEqual(original.error);
+        continue;
+      }
+      expect(record.reward).toBe(original.example_id === 'q2' ? 1 : original.reward);
+      expect(record.f1).toBe(original.f1);
+    }
+    expect(sourceRecords.filter((record) => record.example_id === 'q2').map((record) => record.reward)).toEqual([0, 0]);
+    const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as RunMetadata;
+    expect(metadata.lineage).toMatchObject({ kind: 'rescore', source_run: source, source_env: 'wiki-search', env: join(FIXTURES, 'lenient-wiki-search.ts') });
+    expect(metadata.env_source).toMatchObject({ kind: 'module', path: join(FIXTURES, 'lenient-wiki-search.ts') });
+    expect(metadata.env_source.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(metadata.status).toBe('complete');
+  }, 30_000);
+
+  it('--repeats 5 with a judge whose answers vary reports the spread per metric', async () => {
+    let sentenceGrades = 0;
+    const judge = await startScriptedModelServer((body) => {
+      const request = String(body.messages.at(-1)?.content ?? '');
+      const response = /Response: (.*)/.exec(request)?.[1] ?? '';
+      // The sentence answer gets yes, no, yes, no, ...; every other answer a steady grade.
+      if (response.includes('seven stations')) return { kind: 'text', content: sentenceGrades++ % 2 === 0 ? 'yes' : 'no' };
+      return { kind: 'text', content: response === 'no idea' ? 'no' : 'yes' };
+    });
+    const out = join(scratch, 'judged');
+    try {
+      const result = await runCorral(
+        ['rescore', source, '--env', join(FIXTURES, 'judged-wiki-search.ts'), '--repeats', '5', '-c', '1', '--out', out, '--no-progress'],
+        { RESCORE_JUDGE_URL: judge.baseURL },
+      );
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toContain('score spread over 5 scorings per trajectory:');
+      expect(result.stdout).toContain('judge: 2/9 trajectories disagreed, mean std 0.108866, max std 0.489898, max range 1');
+      expect(result.stdout).toContain('exact_match: 0/9 trajectories disagreed');
+    } finally {
+      await judge.close();
+    }
+    const records = byKey(readResults(out));
+    expect(records.get('q2#0')!['rescore']).toEqual(expect.objectContaining({ metrics: expect.objectContaining({ judge: [1, 0, 1, 0, 1] }) }));
+    expect(records.get('q2#0')!.reward).toBeCloseTo(0.6);
+    expect(records.get('q2#1')!.reward).toBeCloseTo(0.4);
+    expect(records.get('q1#0')!.reward).toBe(1);
+    expect(records.get('q5#1')!.error?.code).toBe('MODEL_ERR_HTTP');
+    const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as RunMetadata;
+    expect(metadata.score_spread.metrics.judge).toEqual({ trajectories: 9, disagreed: 2, mean_std: 0.108866, max_std: 0.489898, max_range: 1 });
+  }, 30_000);
+
+  it('refuses rubrics that read the sandbox, declared (python-code tests) or found by the dry scoring, before writing a run', async () => {
+    const undeclared = join(scratch, 'undeclared');
+    const found = await runCorral(['rescore', source, '--env', join(FIXTURES, 'sandbox-reading-wiki-search.ts'), '--out', undeclared, '--no-progress']);
+    expect(found.code).toBe(2);
+    expect(found.stderr).toContain('RESCORE_ERR_NEEDS_SANDBOX');
+    expect(found.stderr).toContain("read the rollout's tools (a tool call)");
+    expect(existsSync(undeclared)).toBe(false);
+    const declared = join(scratch, 'declared');
+    const refused = await runCorral(['rescore', source, '--env', 'python-code', '--out', declared, '--no-progress']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('RESCORE_ERR_NEEDS_SANDBOX');
+    expect(refused.stderr).toContain('tests_pass reads the rollout');
+    expect(existsSync(declared)).toBe(false);
+  }, 30_000);
+});
