@@ -68,6 +68,12 @@ export const COMMAND_CATALOG: readonly CatalogCommand[] = [
     load: async () => (await import('./commands/rescore.js')).registerRescoreCommand,
   },
   {
+    name: 'replay',
+    term: 'replay [options] <run-dir>',
+    description: "continue a run's saved trajectories from turn K with another agent or model, into a new run (recorded or live tools)",
+    load: async () => (await import('./commands/replay.js')).registerReplayCommand,
+  },
+  {
     name: 'env',
     term: 'env',
     description: 'install, list and inspect environments (npm packages in corral’s cache, and the built-ins)',

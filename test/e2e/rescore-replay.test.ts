@@ -30,15 +30,17 @@ const questionOf = (body: ChatCompletionRequestBody) => String(body.messages.fin
 const toolTurns = (body: ChatCompletionRequestBody) => body.messages.filter((message) => message.role === 'tool').length;
 
 /** Turn 1 searches, turn 2 lists the sections of `page`, turn 3 answers. */
-function searchingModel(page: (question: string) => string, answer: (question: string, seed: number) => string) {
+function searchingModel(page: (question: string) => string, answer: (question: string, seed: number, lastToolResult: string) => string) {
   return (body: ChatCompletionRequestBody): ModelReply => {
     const question = questionOf(body);
     const seed = Number(body['seed']);
     if (question.startsWith('Who is the mayor') && seed === 1) return { kind: 'http-error', status: 400, message: 'scripted refusal' };
     const done = toolTurns(body);
-    if (done === 0) return { kind: 'tool-calls', toolCalls: [{ name: 'search_pages', arguments: { query: question } }] };
-    if (done === 1) return { kind: 'tool-calls', toolCalls: [{ name: 'view_sections', arguments: { page_id: page(question) } }] };
-    return { kind: 'text', content: answer(question, seed) };
+    // Ids from the question, seed and turn, so a replay that repeats a call repeats its id too.
+    const id = `call_${Object.keys(ANSWERS).indexOf(question)}_${seed}_${done}`;
+    if (done === 0) return { kind: 'tool-calls', toolCalls: [{ id, name: 'search_pages', arguments: { query: question } }] };
+    if (done === 1) return { kind: 'tool-calls', toolCalls: [{ id, name: 'view_sections', arguments: { page_id: page(question) } }] };
+    return { kind: 'text', content: answer(question, seed, String(body.messages.at(-1)?.content ?? '')) };
   };
 }
 const ORIGINAL_PAGE = () => 'marrow_valley_railway';
@@ -122,9 +124,12 @@ describe('corral rescore, replay and export pairs', () => {
       await judge.close();
     }
     const records = byKey(readResults(out));
-    expect(records.get('q2#0')!['rescore']).toEqual(expect.objectContaining({ metrics: expect.objectContaining({ judge: [1, 0, 1, 0, 1] }) }));
-    expect(records.get('q2#0')!.reward).toBeCloseTo(0.6);
-    expect(records.get('q2#1')!.reward).toBeCloseTo(0.4);
+    // Five grades in a row from an alternating judge (which one comes first depends on the dry scoring's record).
+    for (const key of ['q2#0', 'q2#1']) {
+      const judged = (records.get(key)!['rescore'] as { metrics: { judge: number[] } }).metrics.judge;
+      expect([[1, 0, 1, 0, 1].join(), [0, 1, 0, 1, 0].join()]).toContain(judged.join());
+      expect(records.get(key)!.reward).toBeCloseTo(judged.reduce((sum, value) => sum + value, 0) / 5);
+    }
     expect(records.get('q1#0')!.reward).toBe(1);
     expect(records.get('q5#1')!.error?.code).toBe('MODEL_ERR_HTTP');
     const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as RunMetadata;
@@ -144,5 +149,77 @@ describe('corral rescore, replay and export pairs', () => {
     expect(refused.stderr).toContain('RESCORE_ERR_NEEDS_SANDBOX');
     expect(refused.stderr).toContain('tests_pass reads the rollout');
     expect(existsSync(declared)).toBe(false);
+  }, 30_000);
+
+  const replay = async (name: string, script: ReturnType<typeof searchingModel>) => {
+    const model = await startScriptedModelServer(script);
+    const out = join(scratch, name);
+    try {
+      const result = await runCorral([
+        'replay',
+        source,
+        ...['--from-turn', '2', '--tools', 'recorded', '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k', '--seed', '0'],
+        ...['--model-retries', '0', '--out', out, '--no-progress'],
+      ]);
+      // The errored source record is copied as it is: still errored.
+      expect(result.code, result.stderr).toBe(1);
+    } finally {
+      await model.close();
+    }
+    return byKey(readResults(out));
+  };
+
+  it('replay from turn 2 with recorded tools reproduces each trajectory when the agent repeats its calls', async () => {
+    const replayed = await replay('repeat', ORIGINAL);
+    expect(replayed.size).toBe(10);
+    expect(replayed.get('q5#1')).toMatchObject({ reward: null, error: { code: 'MODEL_ERR_HTTP' }, lineage: { copied: true } });
+    replayed.delete('q5#1');
+    for (const [key, record] of replayed) {
+      const original = byKey(sourceRecords).get(key)!;
+      expect(record.prompt).toEqual(original.prompt);
+      expect(record.completion).toEqual(original.completion);
+      expect([record.turns, record.reward, record.final_answer, record.metrics]).toEqual([
+        original.turns,
+        original.reward,
+        original.final_answer,
+        original.metrics,
+      ]);
+      expect(record.lineage).toEqual({
+        kind: 'replay',
+        source_run: source,
+        source_record: key,
+        from_turn: 2,
+        replayed_turns: [1],
+        tools: 'recorded',
+        recorded_tool_mismatches: 0,
+      });
+    }
+  }, 30_000);
+
+  it('a replay diverges where the agent chooses differently: the other call gets an error result the record shows', async () => {
+    const diverging = searchingModel(
+      (question) => (question.startsWith('Who opened') ? 'copper_kettle_prize' : ORIGINAL_PAGE()),
+      (question, _seed, lastToolResult) => (lastToolResult.startsWith('REPLAY_ERR_TOOL_MISMATCH') ? 'unsure' : ANSWERS[question]!),
+    );
+    const replayed = await replay('diverge', diverging);
+    replayed.delete('q5#1');
+    for (const [key, record] of replayed) {
+      const original = byKey(sourceRecords).get(key)!;
+      // Turn 1 (the search and its recorded result) is the source's in every record.
+      expect(record.completion.slice(0, 2)).toEqual(original.completion.slice(0, 2));
+      if (record.example_id !== 'q1') {
+        expect(record.completion).toEqual(original.completion);
+        continue;
+      }
+      expect(record.completion[2]).toMatchObject({
+        role: 'assistant',
+        tool_calls: [{ function: { name: 'view_sections', arguments: '{"page_id":"copper_kettle_prize"}' } }],
+      });
+      expect(record.completion[3]).toMatchObject({ role: 'tool', content: expect.stringContaining('REPLAY_ERR_TOOL_MISMATCH') });
+      expect(String((record.completion[3] as { content: string }).content)).toContain('view_sections {"page_id":"marrow_valley_railway"}');
+      expect(record.final_answer).toBe('unsure');
+      expect([original.reward, record.reward]).toEqual([1, 0]);
+      expect(record.lineage?.recorded_tool_mismatches).toBe(1);
+    }
   }, 30_000);
 });

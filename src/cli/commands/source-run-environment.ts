@@ -22,6 +22,8 @@ export interface SourceRunEnvironment {
   /** What the user named (or the source's), e.g. `wiki-search` or a module path. */
   name: string;
   source: EnvironmentSource;
+  /** The module file loaded (its `agents` export may name agents); null for a built-in. */
+  modulePath: string | null;
   config: CorralConfig;
 }
 
@@ -40,7 +42,7 @@ export async function environmentForSourceRun(
     loadTimeoutMs: config.environments.loadTimeoutMs,
   });
   const args = flags.envArgs === undefined ? sourceEnvironmentArgs(run) : parseEnvironmentArgs(flags.envArgs);
-  return { environment: await bindEnvironmentArgs(resolved.environment, args), name, source: resolved.source, config };
+  return { environment: await bindEnvironmentArgs(resolved.environment, args), name, source: resolved.source, modulePath: resolved.modulePath, config };
 }
 
 /** `--out`, else `<source>-<what>-<stamp>` beside the source (so `corral view` lists it with its run). */

@@ -17,4 +17,8 @@ export interface RecordLineage {
   tools?: 'recorded' | 'live';
   /** Replay with live tools: whether re-running the prefix's calls in a fresh sandbox gave the recorded outputs. */
   prefix_reproduced?: boolean;
+  /** Replay: the source record was copied unchanged (it errored, or ended before from_turn), not continued. */
+  copied?: boolean;
+  /** Replay with recorded tools: the agent's calls after the prefix that differed from the recording (each got an error result). */
+  recorded_tool_mismatches?: number;
 }
