@@ -39,6 +39,7 @@ interface ReplayFlags {
   concurrency: string;
   env?: string;
   envArgs?: string;
+  corpus?: string[];
   backend?: string;
   dataDir?: string;
   modelTimeout: string;
@@ -69,6 +70,11 @@ export function registerReplayCommand(program: Command): void {
     .option('-c, --concurrency <c>', 'replays in flight at once', '8')
     .option('--env <env>', "the environment (default: the run's own)")
     .option('--env-args <json>', "environment arguments as a JSON object (default: the run's)")
+    .option(
+      '--corpus <path>',
+      "--tools live: wiki corpus (pages.jsonl or a folder of .md; default: the run's); repeatable",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--backend <name>', 'sandbox backend for --tools live: auto | docker | process')
     .option('--data-dir <dir>', 'evaluation data directory (default CORRAL_DATA_DIR)')
     .option('--model-timeout <s>', 'seconds per model request attempt', '600')
@@ -108,7 +114,7 @@ export function registerReplayCommand(program: Command): void {
         log,
       );
       const plan: ReplayPlan = { source, fromTurn, replays, tools };
-      const { environment, rollouts, close } = await replayTools(plan, chosen.environment, chosen.config, source.metadata, log);
+      const { environment, rollouts, close } = await replayTools(plan, chosen.environment, chosen.config, flags.corpus ?? storedCorpus(source.metadata), log);
       const directory = newRunDirectory(source, flags.out, 'replay');
       const storedSeed = (source.metadata['command'] as { seed?: unknown } | undefined)?.seed;
       const seed = flags.seed !== undefined ? Number(flags.seed) : typeof storedSeed === 'number' ? storedSeed : undefined;
@@ -171,7 +177,7 @@ async function replayTools(
   plan: ReplayPlan,
   environment: Environment,
   config: Parameters<typeof openEnvironmentTools>[1],
-  metadata: Record<string, unknown>,
+  corpus: string[] | undefined,
   log: (line: string) => void,
 ): Promise<{ environment: Environment; rollouts: EnvironmentRolloutFactory; close: () => Promise<void> }> {
   if (plan.tools === 'recorded') {
@@ -179,7 +185,12 @@ async function replayTools(
     const withoutSandbox: Environment = Object.freeze({ ...environment, tools: Object.freeze([]), setup: undefined, cleanup: undefined });
     return { environment: withoutSandbox, rollouts: toolSessionRollouts(withoutSandbox, recordedToolSessions(plan.source)), close: async () => undefined };
   }
-  const corpus = (metadata['command'] as { env_args?: { corpus?: unknown } } | undefined)?.env_args?.corpus;
-  const opened = await openEnvironmentTools(environment, config, { ...(Array.isArray(corpus) ? { corpus: corpus as string[] } : {}), log });
+  const opened = await openEnvironmentTools(environment, config, { ...(corpus ? { corpus } : {}), log });
   return { environment, rollouts: opened.rollouts, close: () => opened.runtime.close() };
+}
+
+/** The wiki corpus the source run was given (`--corpus`), for live tools. */
+function storedCorpus(metadata: Record<string, unknown>): string[] | undefined {
+  const corpus = (metadata['command'] as { env_args?: { corpus?: unknown } } | undefined)?.env_args?.corpus;
+  return Array.isArray(corpus) ? corpus.map(String) : undefined;
 }

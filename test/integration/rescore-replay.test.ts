@@ -1,15 +1,49 @@
 /**
- * `corral rescore`, `corral replay` and `corral export pairs` as child processes, on one wiki-search run made in
- * beforeAll (tiny fixture corpus, a scripted model: search_pages, view_sections, then an answer; one rollout fails
- * with HTTP 400 and is errored).
+ * `corral rescore`, `corral replay` and `corral export pairs`, each the real command run in this process (commander,
+ * the run driver, the results files), on one wiki-search run `corral eval` made in beforeAll the same way (tiny
+ * fixture corpus, wiki tools in process, a scripted model on port 0: search_pages, view_sections, then an answer; one
+ * rollout fails with HTTP 400 and is errored). In process, not as child processes: each start of the CLI costs
+ * seconds of CI, and nothing here needs a sandbox.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
-import { ROOT, RUNNER_FIXTURES, readResults, runCorral } from './runner-cli.js';
+import type { PreferencePair } from '../../src/export/pairs-export.js';
+import { registerEvalCommand } from '../../src/cli/commands/eval.js';
+import { registerExportCommand } from '../../src/cli/commands/export.js';
+import { registerReplayCommand } from '../../src/cli/commands/replay.js';
+import { registerRescoreCommand } from '../../src/cli/commands/rescore.js';
+import { ROOT, RUNNER_FIXTURES, readResults } from '../e2e/runner-cli.js';
+
+const COMMANDS = [registerEvalCommand, registerRescoreCommand, registerReplayCommand, registerExportCommand];
+
+/** Runs `corral <args>` in this process: its exit status (a CorralError is 2, as main() makes it), stdout and stderr. */
+async function runCorral(args: string[], environment: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const program = new Command('corral').exitOverride();
+  for (const register of COMMANDS) register(program);
+  const output = { stdout: '', stderr: '' };
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((output.stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((output.stderr += String(chunk)), true));
+  for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+  process.exitCode = undefined;
+  let code: number;
+  try {
+    await program.parseAsync(['node', 'corral', ...args]);
+    code = Number(process.exitCode ?? 0);
+  } catch (error) {
+    code = 2;
+    output.stderr += `corral: ${(error as { code?: string }).code}: ${(error as Error).message}\n`;
+  } finally {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+  }
+  return { code, ...output };
+}
 
 const PAGES = join(RUNNER_FIXTURES, 'tiny-pages.jsonl');
 const QUESTIONS = join(RUNNER_FIXTURES, 'tiny-questions.jsonl');
@@ -151,14 +185,14 @@ describe('corral rescore, replay and export pairs', () => {
     expect(existsSync(declared)).toBe(false);
   }, 30_000);
 
-  const replay = async (name: string, script: ReturnType<typeof searchingModel>) => {
+  const replay = async (name: string, script: ReturnType<typeof searchingModel>, tools = 'recorded') => {
     const model = await startScriptedModelServer(script);
     const out = join(scratch, name);
     try {
       const result = await runCorral([
         'replay',
         source,
-        ...['--from-turn', '2', '--tools', 'recorded', '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k', '--seed', '0'],
+        ...['--from-turn', '2', '--tools', tools, '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k', '--seed', '0'],
         ...['--model-retries', '0', '--out', out, '--no-progress'],
       ]);
       // The errored source record is copied as it is: still errored.
@@ -222,4 +256,38 @@ describe('corral rescore, replay and export pairs', () => {
       expect(record.lineage?.recorded_tool_mismatches).toBe(1);
     }
   }, 30_000);
+
+  it('replay with live tools re-runs the prefix in fresh tools and says it reproduced', async () => {
+    const replayed = await replay('live', ORIGINAL, 'live');
+    for (const [key, record] of replayed) {
+      if (key === 'q5#1') continue;
+      expect(record.completion).toEqual(byKey(sourceRecords).get(key)!.completion);
+      expect(record.lineage).toMatchObject({ tools: 'live', prefix_reproduced: true });
+    }
+  });
+
+  it('export pairs: each diverging continuation against the trajectory it continued, the higher reward chosen', async () => {
+    const out = join(scratch, 'pairs.jsonl');
+    const result = await runCorral(['export', 'pairs', source, join(scratch, 'diverge'), '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `wrote 2 pairs from 9 replayed trajectories (left out: equal rewards 7, errored 0, no source record 0; copied whole 1) to ${out}`,
+    );
+    const pairs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as PreferencePair);
+    expect(pairs.map((pair) => pair.chosen_record.key).sort()).toEqual(['q1#0', 'q1#1']);
+    for (const pair of pairs) {
+      const original = byKey(sourceRecords).get(pair.chosen_record.key)!;
+      expect(pair).toMatchObject({ from_turn: 2, chosen_record: { run: 'original', reward: 1 }, rejected_record: { run: 'replay', reward: 0 } });
+      // The prompt is the record's prompt and turn 1; chosen and rejected are the continuations from turn 2.
+      expect(pair.prompt).toEqual([...original.prompt, ...original.completion.slice(0, 2)]);
+      expect(pair.chosen).toEqual(original.completion.slice(2));
+      expect(pair.rejected.at(-1)).toEqual({ role: 'assistant', content: 'unsure' });
+    }
+    const notReplayed = await runCorral(['export', 'pairs', source, source]);
+    expect(notReplayed.code).toBe(2);
+    expect(notReplayed.stderr).toContain('is not a replayed run');
+  });
 });
