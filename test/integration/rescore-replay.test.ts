@@ -5,7 +5,7 @@
  * rollout fails with HTTP 400 and is errored). In process, not as child processes: each start of the CLI costs
  * seconds of CI, and nothing here needs a sandbox.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -286,8 +286,57 @@ describe('corral rescore, replay and export pairs', () => {
       expect(pair.chosen).toEqual(original.completion.slice(2));
       expect(pair.rejected.at(-1)).toEqual({ role: 'assistant', content: 'unsure' });
     }
+    // A re-scored replay keeps the turns its source copied (samples never train on them).
+    const rescored = join(scratch, 'diverge-rescored');
+    expect((await runCorral(['rescore', join(scratch, 'diverge'), '--out', rescored, '--no-progress'])).code).toBe(1);
+    expect(byKey(readResults(rescored)).get('q1#0')!.lineage).toMatchObject({ kind: 'rescore', replayed_turns: [1] });
     const notReplayed = await runCorral(['export', 'pairs', source, source]);
     expect(notReplayed.code).toBe(2);
     expect(notReplayed.stderr).toContain('is not a replayed run');
+  });
+
+  it('live tools say when the prefix did not reproduce; a turn past every trajectory and a folder without a run are refused', async () => {
+    // A copy of the source whose recorded search result for q3#0 was edited: re-running the search gives the real one.
+    const edited = join(scratch, 'edited');
+    mkdirSync(edited);
+    const records = sourceRecords.map((record) =>
+      record.example_id === 'q3' && record.rollout_index === 0
+        ? { ...record, completion: record.completion.map((message) => (message.role === 'tool' ? { ...message, content: 'edited' } : message)) }
+        : record,
+    );
+    writeFileSync(join(edited, 'results.jsonl'), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    writeFileSync(join(edited, 'metadata.json'), readFileSync(join(source, 'metadata.json')));
+    const model = await startScriptedModelServer(ORIGINAL);
+    try {
+      const live = join(scratch, 'edited-live');
+      const result = await runCorral([
+        'replay',
+        edited,
+        '--from-turn',
+        '2',
+        '--tools',
+        'live',
+        '--model',
+        'm',
+        '--base-url',
+        model.baseURL,
+        '--out',
+        live,
+        '--no-progress',
+      ]);
+      expect(result.code, result.stderr).toBe(1);
+      const replayed = byKey(readResults(live));
+      expect(replayed.get('q3#0')!.lineage?.prefix_reproduced).toBe(false);
+      expect(replayed.get('q3#1')!.lineage?.prefix_reproduced).toBe(true);
+      const pastEnd = await runCorral(['replay', source, '--from-turn', '4', '--model', 'm', '--base-url', model.baseURL, '--out', join(scratch, 'past')]);
+      expect(pastEnd.code).toBe(2);
+      expect(pastEnd.stderr).toContain('REPLAY_ERR_BAD_TURN');
+      expect(existsSync(join(scratch, 'past'))).toBe(false);
+    } finally {
+      await model.close();
+    }
+    const notARun = await runCorral(['rescore', join(scratch, 'nothing-here')]);
+    expect(notARun.code).toBe(2);
+    expect(notARun.stderr).toContain('RESCORE_ERR_RUN_NOT_FOUND');
   });
 });

@@ -7,6 +7,7 @@
 import type { Environment } from '../contract/environment.js';
 import type { RolloutExecutor } from '../run/rollout-executor.js';
 import { describeFailure } from '../scheduler/rollout-error.js';
+import type { RecordLineage } from '../trajectory/record-lineage.js';
 import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
 import { exampleOfRecord, trajectoryOfRecord } from './record-trajectory.js';
 import type { SourceRun } from './source-run.js';
@@ -33,7 +34,14 @@ export function rescoreExecutor(options: RescoreExecutorOptions): RolloutExecuto
       const key = resultKey(example.id, rolloutIndex);
       const source = options.source.byKey.get(key);
       if (!source) return undefined;
-      const lineage = { kind: 'rescore' as const, source_run: options.source.directory, source_record: key };
+      // A re-scored replay keeps which turns its source copied, so samples still never train on them.
+      const replayed = source.lineage?.replayed_turns;
+      const lineage: RecordLineage = {
+        kind: 'rescore',
+        source_run: options.source.directory,
+        source_record: key,
+        ...(replayed ? { replayed_turns: replayed } : {}),
+      };
       if (source.error !== null) return { ...withoutMetrics(source), group: null, lineage };
       const started = performance.now();
       const scores: TrajectoryScore[] = [];

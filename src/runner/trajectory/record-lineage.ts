@@ -11,7 +11,7 @@ export interface RecordLineage {
   source_record: string;
   /** Replay: the first turn the new agent produced (turns before it are the source's). */
   from_turn?: number;
-  /** Replay: the model turns (1-based) copied from the source record. */
+  /** Replay: the model turns (1-based) copied from the source record; a re-scored replay keeps its source's. */
   replayed_turns?: number[];
   /** Replay: where tool results after the prefix came from. */
   tools?: 'recorded' | 'live';
