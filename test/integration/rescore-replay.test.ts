@@ -335,6 +335,19 @@ describe('corral rescore, replay and export pairs', () => {
     } finally {
       await model.close();
     }
+    // A terminal run (its verifier needs the final file system) is refused by rescore and replay alike.
+    const terminal = join(scratch, 'terminal-run');
+    mkdirSync(terminal);
+    writeFileSync(join(terminal, 'results.jsonl'), readFileSync(join(source, 'results.jsonl')));
+    writeFileSync(join(terminal, 'metadata.json'), JSON.stringify({ env: 'terminal', env_source: { kind: 'task-folder', path: '/tasks' } }));
+    for (const command of [
+      ['rescore', terminal],
+      ['replay', terminal, '--from-turn', '2', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'],
+    ]) {
+      const refused = await runCorral(command);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/RESCORE_ERR_NEEDS_SANDBOX: .* is a terminal run: its rewards come from each task's verifier/);
+    }
     const notARun = await runCorral(['rescore', join(scratch, 'nothing-here')]);
     expect(notARun.code).toBe(2);
     expect(notARun.stderr).toContain('RESCORE_ERR_RUN_NOT_FOUND');

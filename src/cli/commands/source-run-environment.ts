@@ -32,6 +32,7 @@ export async function environmentForSourceRun(
   flags: { env?: string; envArgs?: string; dataDir?: string; backend?: string },
   log: (line: string) => void,
 ): Promise<SourceRunEnvironment> {
+  refuseTerminalRun(run);
   const name = flags.env ?? sourceEnvironmentName(run);
   if (name === undefined) throw new CorralError('CFG_ERR_INVALID', `${run.directory}: metadata.json names no environment; pass --env <env>`);
   const config = loadConfig({ flags: { ...(flags.dataDir ? { dataDir: flags.dataDir } : {}), ...(flags.backend ? { backend: flags.backend } : {}) } });
@@ -65,4 +66,15 @@ export function positiveInteger(flag: string, value: string | undefined, fallbac
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new CorralError('CFG_ERR_INVALID', `${flag} must be a whole number of at least 1, got ${value}`);
   return parsed;
+}
+
+/** A terminal run's reward is its task's verifier, run in the agent's final file system, which the run does not keep. */
+function refuseTerminalRun(run: SourceRun): void {
+  const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
+  if (run.metadata['env'] !== 'terminal' && source?.kind !== 'task-folder') return;
+  throw new CorralError(
+    'RESCORE_ERR_NEEDS_SANDBOX',
+    `${run.directory} is a terminal run: its rewards come from each task's verifier in the agent's final file system, which the run does not keep, so it cannot be re-scored or replayed from its trajectories (re-verifying terminal runs is not built yet)`,
+    { details: { path: run.directory } },
+  );
 }
