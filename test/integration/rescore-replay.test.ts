@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChatCompletionRequestBody, type ModelReply, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 import type { PreferencePair } from '../../src/export/pairs-export.js';
+import { buildSamples } from '../../src/runner/samples/build-samples.js';
 import { registerEvalCommand } from '../../src/cli/commands/eval.js';
 import { registerExportCommand } from '../../src/cli/commands/export.js';
 import { registerReplayCommand } from '../../src/cli/commands/replay.js';
@@ -91,13 +92,29 @@ const byKey = (records: readonly ResultRecord[]) => new Map(records.map((record)
 describe('corral rescore, replay and export pairs', () => {
   let sourceRecords: ResultRecord[];
   beforeAll(async () => {
-    const model = await startScriptedModelServer(ORIGINAL);
+    const model = await startScriptedModelServer(ORIGINAL, { template: 'keeps-history' });
     try {
       const result = await runCorral([
         'eval',
         'wiki-search',
         ...['--corpus', PAGES, '--questions', QUESTIONS, '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k'],
-        ...['--seed', '0', '--model-retries', '0', '--backend', 'process', '-r', '2', '-c', '4', '--out', source, '--no-progress', '--no-preflight'],
+        ...[
+          '--seed',
+          '0',
+          '--return-tokens',
+          '--model-retries',
+          '0',
+          '--backend',
+          'process',
+          '-r',
+          '2',
+          '-c',
+          '4',
+          '--out',
+          source,
+          '--no-progress',
+          '--no-preflight',
+        ],
       ]);
       expect(result.code, result.stderr).toBe(1);
     } finally {
@@ -186,14 +203,14 @@ describe('corral rescore, replay and export pairs', () => {
   }, 30_000);
 
   const replay = async (name: string, script: ReturnType<typeof searchingModel>, tools = 'recorded') => {
-    const model = await startScriptedModelServer(script);
+    const model = await startScriptedModelServer(script, { template: 'keeps-history' });
     const out = join(scratch, name);
     try {
       const result = await runCorral([
         'replay',
         source,
         ...['--from-turn', '2', '--tools', tools, '--model', 'scripted', '--base-url', model.baseURL, '--api-key', 'k', '--seed', '0'],
-        ...['--model-retries', '0', '--out', out, '--no-progress'],
+        ...['--return-tokens', '--model-retries', '0', '--out', out, '--no-progress'],
       ]);
       // The errored source record is copied as it is: still errored.
       expect(result.code, result.stderr).toBe(1);
@@ -211,6 +228,13 @@ describe('corral rescore, replay and export pairs', () => {
     for (const [key, record] of replayed) {
       const original = byKey(sourceRecords).get(key)!;
       expect(record.prompt).toEqual(original.prompt);
+      expect(original.tokens).toHaveLength(3);
+      expect(record.tokens).toEqual(original.tokens);
+      // Its training sample starts at turn 2: turn 1 (the source policy's) is prompt, never trained on.
+      expect(buildSamples(record).samples[0]!.prompt_ids).toEqual(original.tokens![1]!.prompt_token_ids);
+      expect(record.timing.tool_calls.map(({ callId, name, turn, isError }) => [callId, name, turn, isError])).toEqual(
+        original.timing.tool_calls.map(({ callId, name, turn, isError }) => [callId, name, turn, isError]),
+      );
       expect(record.completion).toEqual(original.completion);
       expect([record.turns, record.reward, record.final_answer, record.metrics]).toEqual([
         original.turns,
@@ -306,7 +330,7 @@ describe('corral rescore, replay and export pairs', () => {
     );
     writeFileSync(join(edited, 'results.jsonl'), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
     writeFileSync(join(edited, 'metadata.json'), readFileSync(join(source, 'metadata.json')));
-    const model = await startScriptedModelServer(ORIGINAL);
+    const model = await startScriptedModelServer(ORIGINAL, { template: 'keeps-history' });
     try {
       const live = join(scratch, 'edited-live');
       const result = await runCorral([

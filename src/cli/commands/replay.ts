@@ -20,7 +20,7 @@ import { toolSessionRollouts } from '../../runner/scheduler/tool-session-rollout
 import { chooseAgentName, createAgent } from '../eval/agent-factory.js';
 import { corralBuild } from '../eval/corral-build.js';
 import { runEvalFlow } from '../eval/eval-flow.js';
-import { parseSamplingArgs } from '../eval/eval-options.js';
+import { parseSamplingArgs, withTokenRequest } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
 import { loadModuleAgents } from '../eval/module-agents.js';
 import { environmentForSourceRun, newRunDirectory, positiveInteger, sourceExamples } from './source-run-environment.js';
@@ -32,6 +32,7 @@ interface ReplayFlags {
   baseUrl?: string;
   apiKey?: string;
   sampling?: string;
+  returnTokens?: boolean;
   seed?: string;
   tools: string;
   rolloutsPerExample?: string;
@@ -59,6 +60,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--base-url <url>', 'OpenAI-compatible endpoint (or set OPENAI_BASE_URL)')
     .option('--api-key <key>', 'API key (default: OPENAI_API_KEY; never written to metadata.json)')
     .option('--sampling <json>', 'sampling args passed to the model')
+    .option('--return-tokens', "ask the model server for token ids and logprobs (vLLM's logprobs + return_token_ids), for training samples")
     .option('--seed <s>', "sampling seed (replay i of a trajectory gets seed + its rollout index; default: the run's)")
     .option(
       '--tools <mode>',
@@ -99,7 +101,7 @@ export function registerReplayCommand(program: Command): void {
       const chosen = await environmentForSourceRun(source, flags, log);
       const moduleAgents = await loadModuleAgents(chosen.modulePath ?? chosen.name, Object.keys(builtInEnvironments));
       const agentName = chooseAgentName(flags.agent, flags.model, chosen.environment.name, moduleAgents);
-      const samplingArgs = parseSamplingArgs(flags.sampling);
+      const samplingArgs = withTokenRequest(parseSamplingArgs(flags.sampling), { returnTokens: flags.returnTokens === true, samples: false, tokenIn: false });
       const agent = createAgent(
         {
           agent: agentName,
