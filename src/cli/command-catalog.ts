@@ -62,6 +62,18 @@ export const COMMAND_CATALOG: readonly CatalogCommand[] = [
     load: async () => (await import('./commands/eval.js')).registerEvalCommand,
   },
   {
+    name: 'rescore',
+    term: 'rescore [options] <run-dir>',
+    description: "score a run's saved trajectories again with an environment's parser and rubric, into a new run (judge variance with --repeats)",
+    load: async () => (await import('./commands/rescore.js')).registerRescoreCommand,
+  },
+  {
+    name: 'replay',
+    term: 'replay [options] <run-dir>',
+    description: "continue a run's saved trajectories from turn K with another agent or model, into a new run (recorded or live tools)",
+    load: async () => (await import('./commands/replay.js')).registerReplayCommand,
+  },
+  {
     name: 'env',
     term: 'env',
     description: 'install, list and inspect environments (npm packages in corral’s cache, and the built-ins)',

@@ -268,6 +268,26 @@ export const ERROR_CODES = {
     transient: false,
     doc: "A rubric function threw an error without a corral code (a bug in the environment's rubric); the rollout is errored, never scored 0.",
   },
+  RESCORE_ERR_RUN_NOT_FOUND: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral rescore`, `corral replay` or `corral export pairs` was given a folder that is not a run: it does not exist or holds no results.jsonl.',
+  },
+  RESCORE_ERR_NEEDS_SANDBOX: {
+    audience: 'caller',
+    transient: false,
+    doc: "A rubric function reads the rollout's sandbox (its tools) or the state its tools left, which a saved trajectory does not hold: it declares readsSandbox, or touched tools/state during the dry scoring. That rubric cannot be re-scored offline.",
+  },
+  REPLAY_ERR_BAD_TURN: {
+    audience: 'caller',
+    transient: false,
+    doc: '`corral replay --from-turn K`: K must be a whole number from 1 to the number of turns of the longest selected trajectory.',
+  },
+  REPLAY_ERR_TOOL_MISMATCH: {
+    audience: 'model',
+    transient: false,
+    doc: 'A replayed agent called a tool that differs (name or arguments) from the call recorded at that point; with --tools recorded it gets this as an error result, and the record shows it.',
+  },
   HTTP_ERR_QUOTA_EXCEEDED: {
     audience: 'caller',
     transient: true,

@@ -4,7 +4,9 @@
  * pass@r for r rollouts, plain pass/fail for r = 1). Examples present in only one run are counted, not compared.
  */
 import { PASS_REWARD } from '../runner/run/pass-at-k.js';
+import { join } from 'node:path';
 import type { RolloutRow } from './rollout-row.js';
+import { lineageStatements } from './run-lineage.js';
 import type { RunState } from './run-state.js';
 
 export interface ExampleComparison {
@@ -28,6 +30,8 @@ export interface RunComparison {
   examples: ExampleComparison[];
   /** Why the two runs may not be comparable: another environment, other env args, other rollouts per example. */
   warnings: string[];
+  /** How the runs are related: one re-scores or replays the other (or another run), from metadata.json `lineage`. */
+  lineage: string[];
 }
 
 const MAX_EXAMPLES = 2_000;
@@ -68,6 +72,10 @@ export function compareRuns(a: RunState, b: RunState): RunComparison {
     meanDiff: diffCount ? diffSum / diffCount : null,
     examples: examples.slice(0, MAX_EXAMPLES),
     warnings: comparabilityWarnings(a.metadata(), b.metadata()),
+    lineage: lineageStatements(
+      { label: 'A', directory: join(a.root, a.id), metadata: a.metadata() },
+      { label: 'B', directory: join(b.root, b.id), metadata: b.metadata() },
+    ),
   };
 }
 

@@ -26,6 +26,11 @@ export function ComparePage({ a, b }) {
   return html`<section>
     <h1>Compare</h1>
     ${
+      comparison.lineage?.length
+        ? html`<div class="lineage-box" data-testid="compare-lineage">${comparison.lineage.map((line) => html`<div class="message">${line}</div>`)}</div>`
+        : ''
+    }
+    ${
       comparison.warnings?.length
         ? html`<div class="warning-box" data-testid="compare-warnings">
             ${comparison.warnings.map((warning) => html`<div class="message">${warning}</div>`)}
@@ -47,7 +52,13 @@ export function ComparePage({ a, b }) {
         ${side('A', a, comparison.a)} ${side('B', b, comparison.b)}
       </tbody>
     </table>
-    <p data-testid="compare-counts">${`${count(comparison.shared)} shared examples · `}<span class="gain" data-testid="compare-gained">${`${comparison.gained} gained`}</span>${' · '}<span class="loss" data-testid="compare-lost">${`${comparison.lost} lost`}</span>${` · mean difference ${fixed(comparison.meanDiff, 4)} · only in A ${comparison.onlyA} · only in B ${comparison.onlyB}`}</p>
+    <p data-testid="compare-counts">
+      ${`${count(comparison.shared)} shared examples · `}<span class="gain" data-testid="compare-gained">${`${comparison.gained} gained`}</span>${' · '}<span
+        class="loss"
+        data-testid="compare-lost"
+        >${`${comparison.lost} lost`}</span
+      >${` · mean difference ${fixed(comparison.meanDiff, 4)} · only in A ${comparison.onlyA} · only in B ${comparison.onlyB}`}
+    </p>
     <label><input type="checkbox" checked=${onlyFlips} onChange=${() => setOnlyFlips(!onlyFlips)} /> only flipped examples</label>
     <table class="grid" data-testid="compare-examples">
       <thead>

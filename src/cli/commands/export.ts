@@ -26,6 +26,23 @@ export function registerExportCommand(program: Command): void {
       process.stdout.write(`${describeTally(result.tally)}\nwrote ${result.outPath}\n`);
     });
   exporting
+    .command('pairs <original-run> <replayed-run>')
+    .description(
+      'write preference pairs {prompt, chosen, rejected} from a replay: each continuation against the trajectory it continued, the higher reward chosen',
+    )
+    .option('--out <file>', 'where the pairs go (default <replayed-run>/pairs.jsonl)')
+    .option('--min-margin <d>', 'only pairs whose rewards differ by more than d (default 0)')
+    .action(async (originalRun: string, replayedRun: string, options: { out?: string; minMargin?: string }) => {
+      const minMargin = options.minMargin === undefined ? 0 : Number(options.minMargin);
+      if (!Number.isFinite(minMargin) || minMargin < 0)
+        throw new CorralError('CFG_ERR_INVALID', `--min-margin must be a number of at least 0, got ${options.minMargin}`);
+      const { exportPairs } = await import('../../export/pairs-export.js');
+      const result = await exportPairs(originalRun, replayedRun, { ...(options.out ? { outPath: options.out } : {}), minMargin });
+      process.stdout.write(
+        `wrote ${result.pairs} pairs from ${result.replayed} replayed trajectories (left out: equal rewards ${result.ties}, errored ${result.errored}, no source record ${result.unmatched}; copied whole ${result.copied}) to ${result.outPath}\n`,
+      );
+    });
+  exporting
     .command('sft <run-dir>')
     .description('write chat conversations for supervised fine-tuning, one {messages, tools} a line; errored rollouts never included')
     .option('--out <file>', 'where the conversations go (default <run-dir>/sft.jsonl)')

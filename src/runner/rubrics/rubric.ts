@@ -27,6 +27,12 @@ export interface RubricInput<State = unknown> {
 export interface RubricFunction<State = unknown> {
   name: string;
   weight: number;
+  /**
+   * True when the function reads the rollout's sandbox (its `tools`) or the `state` its tools left: `corral rescore`
+   * then refuses it (RESCORE_ERR_NEEDS_SANDBOX), because a saved trajectory holds neither. Undeclared functions that
+   * touch tools or state are caught by rescore's dry scoring.
+   */
+  readsSandbox?: boolean;
   /** Method syntax on purpose: a function typed for one environment's State still fits `Rubric` (State = unknown). */
   score(input: RubricInput<State>): Promise<number> | number;
 }

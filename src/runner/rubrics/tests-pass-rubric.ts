@@ -30,6 +30,8 @@ export function testsPassRubric(options: TestsPassOptions = {}): RubricFunction 
   return {
     name: 'tests_pass',
     weight: options.weight ?? 1,
+    // It runs the tests in the rollout's sandbox: a saved trajectory cannot be re-scored with it.
+    readsSandbox: true,
     async score({ example, trajectory, tools, abortSignal, rawAnswer }) {
       const tests = harnessTestsFromInfo(example.info);
       if (tests === null) throw new CorralError('ENV_ERR_DATASET_INVALID', `example ${example.id} has no usable tests in info (format, tests, entry_point)`);

@@ -14,7 +14,10 @@ type CompleteTurn = Required<Pick<TurnTokens, 'prompt_token_ids' | 'completion_t
 
 export function buildSamples(record: ResultRecord): RolloutSamples {
   if (record.error || record.reward === null) return { samples: [], missing: 'errored', prefix_breaks: 0 };
-  const turns = completeTurns(record);
+  // A replayed record's first turns were sampled by the source's policy: the sample starts after them, so they are
+  // its prompt (lineage.replayed_turns, docs/rescore-replay.md). A record copied whole has no token of the new policy.
+  const replayed = record.lineage?.replayed_turns?.length ?? 0;
+  const turns = completeTurns(record, replayed);
   if (!turns) return { samples: [], missing: 'tokens_missing', prefix_breaks: 0 };
   // First pass: where each sample starts (a turn whose prompt does not extend the previous prompt + completion).
   const starts = [0];
@@ -66,12 +69,16 @@ function fillSample(record: ResultRecord, turns: readonly CompleteTurn[], sample
  * undefined when any lacks them (never a partial sample). Agents record one entry per trainable call, an entry
  * without ids when the server sent none (a CLI agent's calls outside its final conversation, e.g. a title request,
  * have no entry: they are never trained on). Entries are numbered 1..n; a gap is a call that recorded nothing.
+ * `replayed`: how many leading turns were copied from another run (replay), never trained on here.
  */
-function completeTurns(record: ResultRecord): CompleteTurn[] | undefined {
-  const tokens = readTurnTokens(record.tokens);
-  if (!tokens || tokens.length === 0) return undefined;
+function completeTurns(record: ResultRecord, replayed: number): CompleteTurn[] | undefined {
+  const all = readTurnTokens(record.tokens);
+  if (!all) return undefined;
+  // A replayed record's copied turns are left out first (with or without token data); the rest are numbered from replayed + 1.
+  const tokens = replayed === 0 ? all : all.filter((entry, position) => (entry.turn ?? position + 1) > replayed);
+  if (tokens.length === 0) return undefined;
   for (const [position, entry] of tokens.entries()) {
-    if (entry.turn !== undefined && entry.turn !== position + 1) return undefined;
+    if (entry.turn !== undefined && entry.turn !== replayed + position + 1) return undefined;
     if (!entry.prompt_token_ids || !entry.completion_token_ids || !entry.completion_logprobs) return undefined;
     if (entry.completion_logprobs.length !== entry.completion_token_ids.length) return undefined;
   }

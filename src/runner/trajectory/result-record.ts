@@ -3,6 +3,7 @@
  * task, info, reward, one key per metric) plus corral's own fields (timings, error, tokens, group statistics).
  */
 import type { ChatMessage, TokenUsage, TurnTokens } from './messages.js';
+import type { RecordLineage } from './record-lineage.js';
 import type { RolloutFailure, ToolCallTiming, TrajectoryEvent, UserModelCall } from './trajectory.js';
 import { TRAJECTORY_VERSION } from './trajectory.js';
 
@@ -41,6 +42,8 @@ export interface ResultRecord {
   attempts: number;
   /** Set when live canaries quarantined the example (runner/run/canaries/): its oracle failed or its floor scored. */
   quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
+  /** A re-scored or replayed record: its source run and record (record-lineage.ts). */
+  lineage?: RecordLineage;
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
 }

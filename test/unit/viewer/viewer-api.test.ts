@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +177,37 @@ describe('viewer API', () => {
     expect(body.comparison.lost).toBe(lost);
     expect(gained + lost).toBeGreaterThan(0);
     expect(body.comparison.examples[0].flip).not.toBeNull();
+  }, 120_000);
+
+  it('compare names the lineage: a re-score of A is called a re-score of A, a replay of a run elsewhere names its path', async () => {
+    const withLineage = (name: string, lineage: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+      const directory = join(root, 'synthetic--small', name);
+      writeSyntheticRun(directory, { rollouts: 40, rolloutsPerExample: 1, seed: 3 });
+      const path = join(directory, 'metadata.json');
+      writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), ...extra, lineage }));
+    };
+    withLineage('run-rescored', {
+      kind: 'rescore',
+      source_run: join(root, 'synthetic--small', 'run-a'),
+      env: 'wiki-search',
+      env_source: { kind: 'built-in', name: 'wiki-search', corral_version: '0.1.0' },
+      repeats: 5,
+    });
+    withLineage(
+      'run-replayed',
+      { kind: 'replay', source_run: '/elsewhere/run', from_turn: 2, tools: 'recorded', replays_per_trajectory: 1 },
+      { agent: 'openai', model: 'm2' },
+    );
+    const rescored = (await get(`/api/compare?a=${q('synthetic--small/run-a')}&b=${q('synthetic--small/run-rescored')}`)).body;
+    expect(rescored.comparison.lineage).toEqual([
+      'B re-scores A with wiki-search (built-in, corral 0.1.0), 5 scorings per trajectory: same trajectories, new rewards',
+    ]);
+    const replayed = (await get(`/api/compare?a=${q('synthetic--small/run-replayed')}&b=${q('synthetic--small/run-a')}`)).body;
+    expect(replayed.comparison.lineage).toEqual([
+      "A replays /elsewhere/run from turn 2 with openai (m2), recorded tools: turns before it are /elsewhere/run's",
+    ]);
+    const unrelated = (await get(`/api/compare?a=${q('synthetic--small/run-a')}&b=${q('synthetic--small/run-b')}`)).body;
+    expect(unrelated.comparison.lineage).toEqual([]);
   }, 120_000);
 
   it('extends the index as results.jsonl grows, skips a half-written line until it ends, and re-reads a rewritten file', async () => {

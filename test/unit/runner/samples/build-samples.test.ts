@@ -109,4 +109,26 @@ describe('buildSamples', () => {
     const old = record(null, { tokens: [{ turn: 1, promptTokenIds: [5], completionTokenIds: [6], completionLogprobs: [-0.5] }] as unknown as TurnTokens[] });
     expect(buildSamples(old).samples[0]).toMatchObject({ prompt_ids: [5], completion_ids: [6], completion_mask: [1], completion_logprobs: [-0.5] });
   });
+
+  it('a replayed record never trains on its copied turns: the sample starts at the first turn the new policy sampled', () => {
+    const lineage = { kind: 'replay' as const, source_run: '/runs/a', source_record: 'q1#2', from_turn: 2, replayed_turns: [1] };
+    const turns: TurnTokens[] = [
+      { turn: 1, prompt_token_ids: [1, 2, 3], completion_token_ids: [10, 11], completion_logprobs: [-0.5, -0.25] },
+      { turn: 2, prompt_token_ids: [1, 2, 3, 10, 11, 20, 21], completion_token_ids: [12], completion_logprobs: [-1] },
+      { turn: 3, prompt_token_ids: [1, 2, 3, 10, 11, 20, 21, 12, 22], completion_token_ids: [13, 14], completion_logprobs: [-2, -3] },
+    ];
+    expect(buildSamples(record(turns, { lineage })).samples).toEqual([
+      expect.objectContaining({
+        prompt_ids: [1, 2, 3, 10, 11, 20, 21],
+        completion_ids: [12, 22, 13, 14],
+        completion_mask: [1, 0, 1, 1],
+        completion_logprobs: [-1, 0, -2, -3],
+      }),
+    ]);
+    // The source's turn 1 had no token data: the new policy's turns still make a sample.
+    expect(buildSamples(record(turns.slice(1), { lineage, turns: 3 })).samples[0]).toMatchObject({ prompt_ids: [1, 2, 3, 10, 11, 20, 21] });
+    // Copied whole (the source ended before turn K): nothing of the new policy to train on.
+    const copied = { ...lineage, replayed_turns: [1, 2, 3], copied: true };
+    expect(buildSamples(record(turns, { lineage: copied }))).toEqual({ samples: [], missing: 'tokens_missing', prefix_breaks: 0 });
+  });
 });

@@ -1,0 +1,104 @@
+/**
+ * `corral rescore <run-dir>`: the same trajectories scored again by an environment's parser and rubric (the run's
+ * own, or `--env`, e.g. a newer version), into a new run directory through the one run driver and eval flow.
+ * `--repeats N` scores each trajectory N times and reports the spread per metric (judge variance). Rubrics that read
+ * the sandbox are refused before the run starts (RESCORE_ERR_NEEDS_SANDBOX); errored records stay errored.
+ */
+import type { Command } from 'commander';
+import { CorralError } from '../../core/errors.js';
+import { exampleOfRecord, trajectoryOfRecord } from '../../runner/replay/record-trajectory.js';
+import { rescoreExecutor } from '../../runner/replay/rescore-executor.js';
+import { formatScoreSpread, scoreSpread } from '../../runner/replay/score-spread.js';
+import { readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
+import { assertRescorable, dryScore } from '../../runner/replay/trajectory-only-scoring.js';
+import type { ResultRecord } from '../../runner/trajectory/result-record.js';
+import { corralBuild } from '../eval/corral-build.js';
+import { runEvalFlow } from '../eval/eval-flow.js';
+import { thisWriter } from '../../runner/run/run-liveness.js';
+import { environmentForSourceRun, newRunDirectory, positiveInteger, sourceExamples } from './source-run-environment.js';
+
+interface RescoreFlags {
+  env?: string;
+  envArgs?: string;
+  repeats?: string;
+  out?: string;
+  concurrency: string;
+  dataDir?: string;
+  progress: boolean;
+}
+
+export function registerRescoreCommand(program: Command): void {
+  program
+    .command('rescore')
+    .description("score a run's saved trajectories again with an environment's parser and rubric, into a new run (judge variance with --repeats)")
+    .exitOverride()
+    .argument('<run-dir>', 'a run directory (results.jsonl + metadata.json)')
+    .option('--env <env>', "the environment whose parser and rubric score (default: the run's own), e.g. a newer version or a module path")
+    .option('--env-args <json>', "environment arguments as a JSON object (default: the run's)")
+    .option('--repeats <n>', 'score each trajectory n times: reward and metrics are the means, the spread per metric is reported', '1')
+    .option('--out <dir>', 'the new run directory (default <run-dir>-rescore-<time> beside the run)')
+    .option('-c, --concurrency <c>', 'trajectories scored at once', '8')
+    .option('--data-dir <dir>', 'evaluation data directory (default CORRAL_DATA_DIR)')
+    .option('--no-progress', 'no progress bar or progress lines')
+    .action(async (runDirectory: string, flags: RescoreFlags) => {
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const repeats = positiveInteger('--repeats', flags.repeats, 1);
+      const concurrency = positiveInteger('--concurrency', flags.concurrency, 8);
+      const source = readSourceRun(runDirectory);
+      if (source.records.length === 0) throw new CorralError('RESCORE_ERR_RUN_NOT_FOUND', `${source.directory} holds no records to re-score`);
+      const chosen = await environmentForSourceRun(source, flags, log);
+      const { environment } = chosen;
+      assertRescorable(environment);
+      const first = source.records.find((record) => record.error === null);
+      if (first) await dryScore(environment, exampleOfRecord(first), trajectoryOfRecord(first));
+      const directory = newRunDirectory(source, flags.out, 'rescore');
+      const examples = sourceExamples(source);
+      const rolloutsPerExample = sourceRolloutsPerExample(source);
+      const written: ResultRecord[] = [];
+      const startedAt = Date.now();
+      const started = new Date(startedAt).toISOString();
+      const metadata: Record<string, unknown> = {
+        env_id: environment.name,
+        env: environment.name,
+        env_source: chosen.source,
+        model: source.metadata['model'] ?? null,
+        agent: source.metadata['agent'] ?? null,
+        num_examples: examples.length,
+        rollouts_per_example: rolloutsPerExample,
+        ...(source.metadata['tools'] ? { tools: source.metadata['tools'] } : {}),
+        lineage: {
+          kind: 'rescore',
+          source_run: source.directory,
+          source_env: source.metadata['env'] ?? null,
+          source_env_source: source.metadata['env_source'] ?? null,
+          env: chosen.name,
+          env_source: chosen.source,
+          repeats,
+        },
+        ...corralBuild(),
+        date: started.slice(0, 10),
+        time: started.slice(11, 19),
+        started_at: started,
+        ...thisWriter(),
+      };
+      process.exitCode = await runEvalFlow({
+        executor: rescoreExecutor({ source, environment, repeats }),
+        metadata,
+        extraMetadata: () => (repeats > 1 ? { score_spread: scoreSpread(written, repeats) } : {}),
+        describe: `rescore ${source.directory} with ${chosen.name}: ${source.records.length} trajectories x ${repeats} scorings`,
+        cancelling: 'finishing the scorings in flight',
+        close: async () => undefined,
+        afterGroup: (records) => void written.push(...records),
+        directory,
+        task: environment.name,
+        examples,
+        rolloutsPerExample,
+        plannedRollouts: source.records.length,
+        options: { concurrency, progress: flags.progress, progressInterval: 5, samples: false },
+        atif: false,
+        startedAt,
+        log,
+      });
+      if (repeats > 1) process.stdout.write(`${formatScoreSpread(scoreSpread(written, repeats))}\n`);
+    });
+}
