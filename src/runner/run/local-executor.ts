@@ -4,6 +4,7 @@ import type { Environment } from '../contract/environment.js';
 import type { EnvironmentRolloutFactory } from '../contract/environment-rollout.js';
 import type { ToolSessionFactory } from '../contract/tool-session.js';
 import { runRollout } from '../scheduler/run-rollout.js';
+import { sharedSetupRollouts } from '../scheduler/shared-setup-rollouts.js';
 import { toolSessionRollouts } from '../scheduler/tool-session-rollouts.js';
 import type { RolloutExecutor } from './rollout-executor.js';
 
@@ -19,8 +20,12 @@ export interface LocalExecutorOptions {
 
 export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
   // Refuses, before any rollout, an environment whose own tools or hooks a bare tool session cannot serve.
-  const rollouts = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
+  const opened = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
+  // setupScope 'example': one setup per example, each rollout of the group opened from its checkpoint (a fork).
+  const shared = options.environment.setupScope === 'example' ? sharedSetupRollouts(options.environment, opened) : undefined;
+  const rollouts = shared ?? opened;
   return {
+    ...(shared ? { plan: (example, count) => shared.plan(example, count), end: () => shared.clear() } : {}),
     run: ({ example, rolloutIndex, abortSignal }) =>
       runRollout({
         environment: options.environment,
