@@ -1,6 +1,7 @@
 /**
  * `corral bench sandbox`: warm-pool acquire vs a cold `docker run`, agent round trips vs `docker exec`, Python and
- * isolate latencies, Docker creation rate, verified reset, 200 concurrent containers, and leaks after a SIGKILL.
+ * isolate latencies, Docker creation rate, verified reset, 200 concurrent containers, leaks after a SIGKILL, and fork
+ * (sandbox-bench-fork.ts: latency for a 100 MB workspace, a group of 8 with one shared setup vs setup per rollout).
  * Peers are measured in the same run; ratios are peer / ours for times.
  */
 import { spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { loadProvider } from '../src/sandbox/registry.js';
 import { type SandboxSpecInput, parseSandboxSpec } from '../src/sandbox/spec.js';
 import type { Lease } from '../src/sandbox/lease.js';
 import { type Figure, percentile, round } from './figure.js';
+import { forkFigures } from './sandbox-bench-fork.js';
 import { type StatsSource, idleMemoryFigure } from './sandbox-bench-memory.js';
 import { execFileAsync, median, sampleMs, timeCommandMs } from './measure.js';
 
@@ -28,8 +30,10 @@ export async function runSandboxBench(options: SandboxBenchOptions): Promise<Fig
   const figures: Figure[] = [];
   figures.push(...(await isolateFigures(options)));
   figures.push(...(await processFigures(options)));
-  if ((await (await loadProvider('docker')).available()).ok) figures.push(...(await dockerFigures(options)));
+  const docker = (await (await loadProvider('docker')).available()).ok;
+  if (docker) figures.push(...(await dockerFigures(options)));
   else options.log('docker unavailable: docker figures skipped (run `corral doctor`)');
+  figures.push(...(await forkFigures({ image: options.image, backends: docker ? ['process', 'docker'] : ['process'], log: options.log })));
   return figures;
 }
 

@@ -16,7 +16,8 @@ export type {
   SandboxSession,
 } from './sandbox/session.js';
 export type { SandboxProvider, SandboxHandle, Availability, ResetReport } from './sandbox/provider.js';
-export type { Lease } from './sandbox/lease.js';
+export type { Lease, ForkOptions } from './sandbox/lease.js';
+export type { SandboxSnapshot, SnapshotOptions, FileSystemCopy } from './sandbox/snapshot.js';
 export { loadProvider } from './sandbox/registry.js';
 export type { BackendOptions } from './sandbox/registry.js';
 export { SandboxPool } from './sandbox/pool/sandbox-pool.js';

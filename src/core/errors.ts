@@ -43,6 +43,11 @@ export const ERROR_CODES = {
     doc: 'A sandbox call timed out and the in-sandbox agent then failed its own health check (e.g. a frozen container); the sandbox was taken out of service and the next call gets a fresh one.',
   },
   SBX_ERR_MEMORY_LIMIT: { audience: 'model', transient: false, doc: 'A JavaScript isolate ran out of its memory limit; its state was lost.' },
+  SBX_ERR_FORK_FAILED: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: "Copying a sandbox's file system for a fork failed (the copy in the sandbox's namespace exited with an error, e.g. on a file the sandbox user made unreadable, or ran out of time); no child was handed out.",
+  },
   POOL_ERR_ACQUIRE_TIMEOUT: { audience: 'infrastructure', transient: true, doc: 'No sandbox became free within the acquire timeout.' },
   POOL_ERR_CLOSED: { audience: 'infrastructure', transient: false, doc: 'The pool is shutting down and hands out no more sandboxes.' },
   POOL_ERR_CREATE_FAILED: { audience: 'infrastructure', transient: true, doc: 'The backend failed to create a sandbox.' },

@@ -9,6 +9,7 @@ import { raceAbort } from '../core/abort.js';
 import { CorralError } from '../core/errors.js';
 import type { Lease } from '../sandbox/lease.js';
 import type { SandboxSession } from '../sandbox/session.js';
+import type { SandboxSnapshot } from '../sandbox/snapshot.js';
 import { type ToolSandbox, lazyToolSandbox } from '../tools/tool-sandbox.js';
 import type { SandboxKind, SandboxSource } from './sandbox-source.js';
 
@@ -132,6 +133,13 @@ export class LazySandboxes implements ToolSandboxes {
     if (this.leases.get(kind) === pending) this.leases.delete(kind);
     await lease.release({ destroy: true });
     return true;
+  }
+
+  /** A snapshot of the files of this handle's sandbox of `kind`, or null when none was leased (Lease.snapshot). */
+  async snapshot(kind: SandboxKind, options: { abortSignal?: AbortSignal } = {}): Promise<SandboxSnapshot | null> {
+    if (!this.leases.has(kind)) return null;
+    const lease = await this.leaseFor(kind);
+    return lease.snapshot(options);
   }
 
   /** Ids of the leases currently held, for logs and tests. */

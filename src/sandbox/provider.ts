@@ -3,6 +3,7 @@
  * Kept free of Docker-only ideas so a Kubernetes backend (pods running the same agent) fits.
  */
 import type { SandboxSession } from './session.js';
+import type { FileSystemCopy } from './snapshot.js';
 import type { BackendName, SandboxSpec } from './spec.js';
 
 export interface Availability {
@@ -34,6 +35,8 @@ export interface SandboxHandle {
   readonly session: SandboxSession;
   /** True once the sandbox died or was destroyed. */
   readonly closed: boolean;
+  /** Present exactly when the session lists 'fork': snapshot this sandbox's files, or start a fresh one from a snapshot. */
+  readonly fileSystem?: FileSystemCopy;
   /** Cheap liveness probe: resolves false instead of throwing. */
   health(options?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<boolean>;
   /** Kill every process, wipe workspace and /tmp, restart REPLs, then verify from inside. */

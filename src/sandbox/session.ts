@@ -6,7 +6,8 @@
  */
 import type { BackendName } from './spec.js';
 
-export type Capability = 'exec' | 'python' | 'files' | 'javascript';
+/** 'fork': the pool can start new sandboxes from a copy of this one's file system (Lease.fork, docs/sandboxes.md). */
+export type Capability = 'exec' | 'python' | 'files' | 'javascript' | 'fork';
 
 export interface CallOptions {
   abortSignal?: AbortSignal;

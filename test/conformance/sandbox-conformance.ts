@@ -2,7 +2,7 @@
  * The sandbox conformance suite every backend runs (STYLE.md principle 7). Backend-neutral: it learns the
  * workspace from session.workspace and registers only the tests for the capabilities the backend declares.
  *
- *   describeSandboxConformance('process', async () => new ProcessProvider(), { backend: 'process' });
+ *   describeSandboxConformance('process', async () => new ProcessProvider(), { backend: 'process' }, ['exec', 'python', 'files', 'fork']);
  */
 import { describe } from 'vitest';
 import type { SandboxProvider } from '../../src/sandbox/provider.js';
@@ -14,6 +14,7 @@ import { describeAgentProtectionConformance } from './conformance-agent-protecti
 import { describeConfinementConformance } from './conformance-confinement.js';
 import { describeExecConformance } from './conformance-exec.js';
 import { describeFileConformance } from './conformance-files.js';
+import { describeForkConformance, describeForkRefusalConformance } from './conformance-fork.js';
 import { describeHardeningConformance } from './conformance-hardening.js';
 import { describeIsolationConformance } from './conformance-isolation.js';
 import { describeLifecycleConformance } from './conformance-lifecycle.js';
@@ -42,5 +43,7 @@ export function describeSandboxConformance(
     if (offers('exec', 'python')) describeAdversarialConformance(makeProvider, spec);
     if (offers('exec')) describeAgentProtectionConformance(makeProvider, spec);
     if (offers('exec', 'python')) describeHardeningConformance(makeProvider, spec);
+    if (offers('fork')) describeForkConformance(makeProvider, spec);
+    else describeForkRefusalConformance(makeProvider, spec);
   });
 }

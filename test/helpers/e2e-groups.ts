@@ -82,6 +82,7 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'serve-readiness.test.ts',
   'serve-refusals.test.ts',
   'served-custom-tools.test.ts',
+  'shared-setup.test.ts',
   'terminal-cli-agent-hostile.test.ts',
   'terminal-cli-agents.test.ts',
   'terminal-eval-cli.test.ts',

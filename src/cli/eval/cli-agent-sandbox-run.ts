@@ -271,6 +271,8 @@ function borrowed(lease: Lease): Lease {
     acquireMs: lease.acquireMs,
     release: async () => undefined,
     health: (healthOptions) => lease.health(healthOptions),
+    snapshot: (snapshotOptions) => lease.snapshot(snapshotOptions),
+    fork: (forkOptions) => lease.fork(forkOptions),
     get closed() {
       return lease.closed;
     },

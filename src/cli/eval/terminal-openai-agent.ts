@@ -80,6 +80,12 @@ export function trialSandboxSource(session: SandboxSession, expiresAtMs: number)
         closed: false,
         release: async () => undefined,
         health: async () => true,
+        snapshot: async () => {
+          throw new CorralError('SBX_ERR_UNSUPPORTED', "a terminal trial's container is not forked through its tools' lease");
+        },
+        fork: async () => {
+          throw new CorralError('SBX_ERR_UNSUPPORTED', "a terminal trial's container is not forked through its tools' lease");
+        },
         [Symbol.asyncDispose]: async () => undefined,
       };
       return lease;

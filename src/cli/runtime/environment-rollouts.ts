@@ -8,12 +8,12 @@
  */
 import { CorralError } from '../../core/errors.js';
 import { LazySandboxes, toolSandboxOf } from '../../mcp/lazy-sandboxes.js';
-import type { SandboxSource } from '../../mcp/sandbox-source.js';
+import { forkedSandboxSource, type SandboxSource } from '../../mcp/sandbox-source.js';
 import type { ToolCallObserver } from '../../mcp/tool-call-observer.js';
 import type { AgentSandboxNeeds } from '../../runner/agents/agent-sandbox.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
-import type { EnvironmentRollout, EnvironmentRolloutFactory } from '../../runner/contract/environment-rollout.js';
-import { createEnvironmentRollout, initialRolloutState } from '../../runner/scheduler/environment-rollout.js';
+import type { EnvironmentRollout, EnvironmentRolloutFactory, RolloutCheckpoint } from '../../runner/contract/environment-rollout.js';
+import { copyRolloutState, createEnvironmentRollout, initialRolloutState } from '../../runner/scheduler/environment-rollout.js';
 import type { ToolDefinition } from '../../tools/tool-definition.js';
 import type { ToolScope } from '../../tools/tool-scope.js';
 import { type AgentRolloutSandbox, openAgentSockets } from './agent-sandbox-spec.js';
@@ -30,6 +30,8 @@ export interface OpenEnvironmentRolloutOptions {
   abortSignal?: AbortSignal;
   /** This rollout's socket folder for an agent that runs inside the sandbox (already in sandboxSource's spec); removed on release. */
   agentSockets?: { directory: string; remove(): Promise<void> };
+  /** Start from a checkpoint (setupScope 'example'): its state copied, its sandbox forked, setup counted as done. */
+  from?: RolloutCheckpoint;
 }
 
 export interface InProcessEnvironmentRollout extends EnvironmentRollout {
@@ -44,8 +46,9 @@ export interface InProcessEnvironmentRollout extends EnvironmentRollout {
 export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOptions): Promise<InProcessEnvironmentRollout> {
   const { environment, example } = options;
   assertDistinctToolNames(environment, options.toolsetTools);
-  const state = initialRolloutState(environment, example);
-  const sandboxes = new LazySandboxes(options.sandboxSource);
+  const { from } = options;
+  const state = from ? copyRolloutState(environment, from.state) : initialRolloutState(environment, example);
+  const sandboxes = new LazySandboxes(from?.sandbox ? forkedSandboxSource(options.sandboxSource, from.sandbox) : options.sandboxSource);
   const sandbox = toolSandboxOf(sandboxes, 'general');
   const toolDefinitions: readonly ToolDefinition[] = [...options.toolsetTools, ...environment.tools];
   const scope: ToolScope<unknown, unknown> = { example, state, envArgs: environment.envArgs };
@@ -68,6 +71,8 @@ export async function openEnvironmentRollout(options: OpenEnvironmentRolloutOpti
     sandbox,
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     agentSocketsDirectory: options.agentSockets?.directory ?? null,
+    setupDone: from !== undefined,
+    snapshotSandbox: (snapshotOptions) => sandboxes.snapshot('general', snapshotOptions),
     release: async () => {
       await sandboxes.release();
       await options.agentSockets?.remove();
@@ -88,7 +93,7 @@ export function environmentRolloutFactory(options: {
 }): EnvironmentRolloutFactory {
   assertDistinctToolNames(options.environment, options.toolsetTools);
   return {
-    open: async ({ example, abortSignal }) => {
+    open: async ({ example, abortSignal, from }) => {
       const agent = options.agentSandbox;
       const sockets = agent?.needs.socketsTarget ? await openAgentSockets() : undefined;
       try {
@@ -104,6 +109,7 @@ export function environmentRolloutFactory(options: {
           ...(options.observer ? { observer: options.observer } : {}),
           ...(abortSignal ? { abortSignal } : {}),
           ...(sockets ? { agentSockets: sockets } : {}),
+          ...(from ? { from } : {}),
         });
       } catch (error) {
         // openEnvironmentRollout removes the folder itself once it holds it; a spec refused before that did not.

@@ -5,6 +5,7 @@
  * createEnvironmentRollout (runner/scheduler/environment-rollout.ts) over what the serving side supplies
  * (cli/runtime/environment-rollouts.ts: MCP over lazily leased sandboxes).
  */
+import type { SandboxSnapshot } from '../../sandbox/snapshot.js';
 import type { RubricScore } from '../rubrics/rubric.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 import type { Trajectory } from '../trajectory/trajectory.js';
@@ -23,6 +24,15 @@ export type CheckedEnvironmentReply = (
   { readonly done: true; readonly reason: string | null } | { readonly done: false; readonly messages: readonly ChatMessage[] }
 ) & { readonly userCalls: readonly UserModelCall[] };
 
+/**
+ * A rollout after its setup, to start others from (setupScope 'example'): a deep copy of the state and a snapshot of
+ * its general sandbox's files (null when setup never touched the sandbox).
+ */
+export interface RolloutCheckpoint {
+  readonly state: unknown;
+  readonly sandbox: SandboxSnapshot | null;
+}
+
 export interface EnvironmentRollout<State = unknown> {
   readonly example: Example;
   readonly state: State;
@@ -37,6 +47,11 @@ export interface EnvironmentRollout<State = unknown> {
    * ENV_ERR_SETUP_FAILED (boundary 'environment') when setup throws; infrastructure faults (SBX_, POOL_) as they are.
    */
   runSetup(options?: { abortSignal?: AbortSignal }): Promise<void>;
+  /**
+   * After setup: this rollout's state (structuredClone) and sandbox files, for open({ from }). Throws
+   * ENV_ERR_SETUP_FAILED when the state cannot be cloned, SBX_ERR_UNSUPPORTED when the sandbox cannot fork.
+   */
+  checkpoint(options?: { abortSignal?: AbortSignal }): Promise<RolloutCheckpoint>;
   /** True when a stop predicate holds over `trajectory`. A predicate that throws raises ENV_ERR_STOP_PREDICATE_FAILED. */
   shouldStop(trajectory: Trajectory): boolean;
   /** True when the environment answers turns itself (it has `respond`). */
@@ -61,6 +76,9 @@ export interface EnvironmentRollout<State = unknown> {
 }
 
 export interface EnvironmentRolloutFactory {
-  /** Opens one rollout for this example: a fresh state and (lazily) a fresh sandbox. Infrastructure faults throw. */
-  open(options: { example: Example; abortSignal?: AbortSignal }): Promise<EnvironmentRollout>;
+  /**
+   * Opens one rollout for this example: a fresh state and (lazily) a fresh sandbox, or, with `from`, a copy of that
+   * checkpoint's state and a sandbox started from its files, setup counted as done. Infrastructure faults throw.
+   */
+  open(options: { example: Example; abortSignal?: AbortSignal; from?: RolloutCheckpoint }): Promise<EnvironmentRollout>;
 }

@@ -49,6 +49,10 @@ export interface DatasetOptions<Args = Record<string, unknown>> extends DatasetL
 /** A fixed list, or a stream without a fixed size (RL): `-n` takes the first n, pulled lazily. */
 export type DatasetSource = readonly Example[] | Iterable<Example> | AsyncIterable<Example>;
 
+export const SETUP_SCOPES = ['rollout', 'example'] as const;
+/** Where setup runs: in each rollout's sandbox, or once per example with the group's rollouts forked from it. */
+export type SetupScope = (typeof SETUP_SCOPES)[number];
+
 export const TOOLSET_NAMES = ['wiki', 'python', 'shell', 'files', 'js'] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
@@ -89,6 +93,12 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
   state?(context: { example: Example; envArgs: Args }): State;
   /** Before the agent's first turn: write files, run commands, start a process. A throw errors the rollout (ENV_ERR_SETUP_FAILED). */
   setup?(context: RolloutContext<State, Args>): Promise<void> | void;
+  /**
+   * 'rollout' (default): setup runs in every rollout's own sandbox. 'example': setup runs once per example in one
+   * sandbox, and each rollout of the group starts in a fork of it (its files, and a structuredClone of the state
+   * after setup; processes started by setup do not carry over). Needs a backend that can fork (docker, process).
+   */
+  setupScope?: SetupScope;
   /** After scoring, always (also after a failure or a cancel); the sandbox is released afterwards. */
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   stopWhen?: StopPredicate<NoInfer<State>> | readonly StopPredicate<NoInfer<State>>[];
@@ -121,6 +131,7 @@ export interface Environment<State = unknown, Args = unknown> {
   readonly envArgs: Args | undefined;
   state?(context: { example: Example; envArgs: Args }): State;
   setup?(context: RolloutContext<State, Args>): Promise<void> | void;
+  readonly setupScope: SetupScope;
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   readonly stopWhen: readonly StopPredicate<State>[];
   respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
@@ -164,6 +175,7 @@ const environmentSchema = z
     argsSchema: z.custom<z.ZodType>((value) => value instanceof z.ZodType, 'a zod schema').optional(),
     state: optionalFunction('state'),
     setup: optionalFunction('setup'),
+    setupScope: z.enum(SETUP_SCOPES).default('rollout'),
     cleanup: optionalFunction('cleanup'),
     respond: optionalFunction('respond'),
     stopWhen: z.union([z.custom<StopPredicate>(isFunction), z.array(z.custom<StopPredicate>(isFunction, 'a stop predicate (a function)'))]).optional(),

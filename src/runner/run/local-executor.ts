@@ -5,6 +5,7 @@ import type { EnvironmentRolloutFactory } from '../contract/environment-rollout.
 import type { ToolSessionFactory } from '../contract/tool-session.js';
 import { refuseAgentWithoutReplies } from '../scheduler/environment-replies.js';
 import { runRollout } from '../scheduler/run-rollout.js';
+import { sharedSetupRollouts } from '../scheduler/shared-setup-rollouts.js';
 import { toolSessionRollouts } from '../scheduler/tool-session-rollouts.js';
 import type { RolloutExecutor } from './rollout-executor.js';
 
@@ -22,8 +23,12 @@ export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
   // An environment that answers turns needs an agent that continues after a reply: refused here, before any rollout.
   refuseAgentWithoutReplies(options.environment, options.agent);
   // Refuses, before any rollout, an environment whose own tools or hooks a bare tool session cannot serve.
-  const rollouts = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
+  const opened = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
+  // setupScope 'example': one setup per example, each rollout of the group opened from its checkpoint (a fork).
+  const shared = options.environment.setupScope === 'example' ? sharedSetupRollouts(options.environment, opened) : undefined;
+  const rollouts = shared ?? opened;
   return {
+    ...(shared ? { plan: (example, count) => shared.plan(example, count), end: () => shared.clear() } : {}),
     run: ({ example, rolloutIndex, abortSignal }) =>
       runRollout({
         environment: options.environment,

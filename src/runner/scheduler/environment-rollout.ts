@@ -7,7 +7,7 @@
 import { CorralError } from '../../core/errors.js';
 import { readAnswer } from '../contract/answer-parser.js';
 import type { Environment, Example } from '../contract/environment.js';
-import type { EnvironmentRollout, EnvironmentScore } from '../contract/environment-rollout.js';
+import type { EnvironmentRollout, EnvironmentScore, RolloutCheckpoint } from '../contract/environment-rollout.js';
 import type { EnvironmentSandbox, RolloutContext } from '../contract/rollout-context.js';
 import type { ToolSession } from '../contract/tool-session.js';
 import { scoreRubric } from '../rubrics/rubric.js';
@@ -31,6 +31,23 @@ export interface EnvironmentRolloutParts {
   abortSignal?: AbortSignal;
   /** Releases the sandbox and anything else the serving side holds, after the tool session closed. */
   release(): Promise<void>;
+  /** Started from a checkpoint (setupScope 'example'): setup already ran in the checkpoint's rollout. */
+  setupDone?: boolean;
+  /** Snapshots the rollout's general sandbox, or null when none was leased (checkpoint()). */
+  snapshotSandbox?(options: { abortSignal?: AbortSignal }): Promise<RolloutCheckpoint['sandbox']>;
+}
+
+/** A deep copy of a state for another rollout; state that structuredClone cannot copy (functions, sockets) is refused. */
+export function copyRolloutState(environment: Environment, state: unknown): unknown {
+  try {
+    return structuredClone(state);
+  } catch (error) {
+    throw new CorralError(
+      'ENV_ERR_SETUP_FAILED',
+      `environment ${environment.name}: setupScope 'example' copies the state after setup into each rollout with structuredClone, which refused it (${(error as Error).message}); keep state to plain data`,
+      { cause: error, details: { hook: 'setup' } },
+    );
+  }
 }
 
 /** A fresh per-rollout state: the environment's state() or `{}`. Throws ENV_ERR_SETUP_FAILED when state() throws. */
@@ -54,7 +71,7 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
     sandbox,
     abortSignal: abortSignal ?? parts.abortSignal ?? new AbortController().signal,
   });
-  let setup: Promise<void> | undefined;
+  let setup: Promise<void> | undefined = parts.setupDone ? Promise.resolve() : undefined;
   let closing: Promise<Error | null> | undefined;
   return {
     example,
@@ -70,6 +87,12 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
     responds: environment.respond !== undefined,
     respond({ messages, turn }, options = {}) {
       return callRespond(environment, { ...context(options.abortSignal), messages, turn });
+    },
+    async checkpoint(options = {}): Promise<RolloutCheckpoint> {
+      await (setup ?? Promise.reject(new CorralError('RUNNER_ERR_UNEXPECTED', 'checkpoint() before runSetup()')));
+      const copied = copyRolloutState(environment, state);
+      const snapshot = parts.snapshotSandbox ? await parts.snapshotSandbox(options.abortSignal ? { abortSignal: options.abortSignal } : {}) : null;
+      return Object.freeze({ state: copied, sandbox: snapshot });
     },
     shouldStop(trajectory) {
       for (const predicate of environment.stopWhen) {

@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { raceAbort } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import type { ResetReport } from '../provider.js';
-import type { SandboxSession } from '../session.js';
+import type { Capability, SandboxSession } from '../session.js';
 import type { BackendName } from '../spec.js';
 import { AgentSession } from './agent-session.js';
 import { JsonLineSplitter } from './json-line-splitter.js';
@@ -25,6 +25,8 @@ export interface AgentConnectionOptions {
   workspace: string;
   /** Timeout for calls that pass none, in ms (default 60,000). */
   defaultTimeoutMs?: number;
+  /** What the session offers (default exec, python, files); a backend that can fork this sandbox adds 'fork'. */
+  capabilities?: ReadonlySet<Capability>;
 }
 
 export interface AgentCallOptions {
@@ -72,7 +74,13 @@ export class AgentConnection {
     this.readyPromise = new Promise<ReadyEvent>((resolve, reject) => (this.settleReady = { resolve, reject }));
     this.readyPromise.catch(() => undefined); // nobody may be waiting when the stream closes
     this.session = new AgentSession(
-      { id: options.sandboxId, backend: options.backend, workspace: options.workspace, defaultTimeoutMs: this.defaultTimeoutMs },
+      {
+        id: options.sandboxId,
+        backend: options.backend,
+        workspace: options.workspace,
+        defaultTimeoutMs: this.defaultTimeoutMs,
+        ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+      },
       (op, args, callOptions) => this.call(op, args, callOptions),
     );
     this.splitter = new JsonLineSplitter(

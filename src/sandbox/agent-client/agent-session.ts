@@ -17,24 +17,27 @@ import type { AgentOp } from './wire-protocol.js';
 /** Sends one op to the agent; resolves with its result object (see AgentConnection.call). */
 export type AgentCall = (op: AgentOp, args: Record<string, unknown>, options: CallOptions) => Promise<Record<string, unknown>>;
 
+/** What every agent-backed sandbox offers; a backend that can fork one adds 'fork' (FORKABLE_AGENT_CAPABILITIES). */
 const CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>(['exec', 'python', 'files']);
+export const FORKABLE_AGENT_CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([...CAPABILITIES, 'fork']);
 
 /** The restricted SandboxSession every agent-backed sandbox (process, docker, later kubernetes) hands to tools. */
 export class AgentSession implements SandboxSession {
   readonly id: string;
   readonly backend: BackendName;
   readonly workspace: string;
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities: ReadonlySet<Capability>;
   readonly files: SandboxFiles;
   private readonly defaultTimeoutMs: number;
 
   constructor(
-    info: { id: string; backend: BackendName; workspace: string; defaultTimeoutMs: number },
+    info: { id: string; backend: BackendName; workspace: string; defaultTimeoutMs: number; capabilities?: ReadonlySet<Capability> },
     private readonly call: AgentCall,
   ) {
     this.id = info.id;
     this.backend = info.backend;
     this.workspace = info.workspace;
+    this.capabilities = info.capabilities ?? CAPABILITIES;
     this.defaultTimeoutMs = info.defaultTimeoutMs;
     this.files = new AgentFiles(call);
   }

@@ -2,7 +2,8 @@ import type Docker from 'dockerode';
 import type { SandboxSpec } from '../spec.js';
 
 /** The uid:gid user code runs as; the agent itself runs as root with three capabilities (see below). */
-export const SANDBOX_USER = '1000:1000';
+export const SANDBOX_USER_ID = 1000;
+export const SANDBOX_USER = `${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`;
 const AGENT_USER = '0:0';
 /** setuid/setgid to start user code as SANDBOX_USER and set the agent's fsuid; kill to stop a uid it does not share. */
 const AGENT_CAPABILITIES = ['SETUID', 'SETGID', 'KILL'];

@@ -3,6 +3,8 @@ import type Docker from 'dockerode';
 import { throwIfAborted } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import { AgentConnection } from '../agent-client/agent-connection.js';
+import { FORKABLE_AGENT_CAPABILITIES } from '../agent-client/agent-session.js';
+import { namespaceCopyUnavailable } from '../file-system-copy/namespace-tar.js';
 import type { Availability, CreateOptions, SandboxProvider } from '../provider.js';
 import { type SandboxSpec, specHash } from '../spec.js';
 import { type ContainerAttachment, attachContainer } from './container-attachment.js';
@@ -85,7 +87,10 @@ export class DockerProvider implements SandboxProvider {
       [attachment] = await Promise.all([attachContainer(container, { abortSignal: options.abortSignal }), this.exitEvents.track(container.id)]);
       throwIfAborted(options.abortSignal);
       await container.start();
+      // Fork copies the container's tmpfs mounts from inside its mount namespace: root and a daemon on this host.
+      const forkable = this.connection.socketPath !== undefined && namespaceCopyUnavailable() === null;
       const connection = new AgentConnection({
+        ...(forkable ? { capabilities: FORKABLE_AGENT_CAPABILITIES } : {}),
         writable: attachment.stdin,
         readable: attachment.stdout,
         sandboxId: options.sandboxId,
@@ -100,6 +105,7 @@ export class DockerProvider implements SandboxProvider {
         connection,
         attachment,
         exitEvents: this.exitEvents,
+        ...(forkable ? { fileSystemMaxBytes: 3 * spec.workspaceMiB * 1024 * 1024 + 16 * 1024 * 1024 } : {}),
       });
       try {
         await connection.ready({ timeoutMs: this.readyTimeoutMs, abortSignal: options.abortSignal });

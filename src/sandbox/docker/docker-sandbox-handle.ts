@@ -1,10 +1,14 @@
 import type Docker from 'dockerode';
 import { CorralError } from '../../core/errors.js';
 import type { AgentConnection } from '../agent-client/agent-connection.js';
+import { NamespaceFileSystemCopy } from '../file-system-copy/namespace-file-system-copy.js';
 import type { ResetReport, SandboxHandle } from '../provider.js';
+import type { FileSystemCopy } from '../snapshot.js';
 import type { SandboxSession } from '../session.js';
 import type { ContainerAttachment } from './container-attachment.js';
 import type { ContainerExit, ContainerExitEvents } from './container-exit-events.js';
+import { containerNamespacePid } from './container-namespace.js';
+import { SANDBOX_USER_ID } from './container-options.js';
 import { errorMessage, isGoneOrGoing } from './docker-errors.js';
 
 /** How long to wait for the exit code after the attach stream drops, before calling it a plain close. */
@@ -19,6 +23,8 @@ export interface DockerSandboxParts {
   connection: AgentConnection;
   attachment: ContainerAttachment;
   exitEvents: ContainerExitEvents;
+  /** Set when this sandbox can be forked (a daemon on this host, corral is root): the snapshot cap in bytes. */
+  fileSystemMaxBytes?: number;
 }
 
 /**
@@ -32,9 +38,21 @@ export class DockerSandboxHandle implements SandboxHandle {
   private destroyRequested = false;
   private removal: Promise<void> | undefined;
   private readonly listeners: Array<(reason: Error) => void> = [];
+  private initPid: number | undefined;
+  readonly fileSystem?: FileSystemCopy;
 
   constructor(private readonly parts: DockerSandboxParts) {
     this.containerId = parts.containerId;
+    if (parts.fileSystemMaxBytes !== undefined) {
+      this.fileSystem = new NamespaceFileSystemCopy({
+        backend: 'docker',
+        sandboxId: parts.sandboxId,
+        uid: SANDBOX_USER_ID,
+        maxBytes: parts.fileSystemMaxBytes,
+        namespacePid: async () => (this.initPid = await containerNamespacePid(parts.docker, this.containerId, this.initPid)),
+        closed: () => this.closed,
+      });
+    }
     parts.attachment.disconnected.then(async () => {
       if (this.closeReason) return; // we closed it ourselves
       this.finish(await parts.exitEvents.exitOf(this.containerId, EXIT_CODE_GRACE_MS));

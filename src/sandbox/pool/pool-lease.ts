@@ -1,6 +1,9 @@
-import type { Lease } from '../lease.js';
+import { CorralError } from '../../core/errors.js';
+import { fileSystemCopyOf } from '../fork.js';
+import type { ForkOptions, Lease } from '../lease.js';
 import type { SandboxHandle } from '../provider.js';
 import type { SandboxSession } from '../session.js';
+import type { SandboxSnapshot, SnapshotOptions } from '../snapshot.js';
 
 /** The pool's Lease: owns one handle until release(); release is idempotent and never throws. */
 export class PoolLease implements Lease {
@@ -14,6 +17,7 @@ export class PoolLease implements Lease {
     readonly expiresAtMs: number,
     readonly acquireMs: number,
     private readonly onRelease: (handle: SandboxHandle, destroy: boolean) => Promise<void>,
+    private readonly onFork: (parent: Lease, options: ForkOptions) => Promise<Lease[]>,
   ) {
     // A lease that outlives its sandbox's lifetime is reclaimed: nothing may hold a sandbox forever.
     const remainingMs = expiresAtMs - Date.now();
@@ -45,6 +49,19 @@ export class PoolLease implements Lease {
       clearTimeout(timer);
       controller.abort();
     }
+  }
+
+  snapshot(options: SnapshotOptions = {}): Promise<SandboxSnapshot> {
+    if (this.closed) return Promise.reject(new CorralError('SBX_ERR_CLOSED', `lease ${this.id} was released or its sandbox is gone`));
+    try {
+      return fileSystemCopyOf(this.handle).snapshot(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  fork(options: ForkOptions): Promise<Lease[]> {
+    return this.onFork(this, options);
   }
 
   async release(options: { destroy?: boolean } = {}): Promise<void> {

@@ -10,6 +10,9 @@ import { OWNER_ID, isOwnerAlive } from '../../core/owner.js';
 import type { Lease } from '../lease.js';
 import type { SandboxHandle, SandboxProvider } from '../provider.js';
 import { loadProvider } from '../registry.js';
+import { fileSystemCopyOf } from '../fork.js';
+import type { ForkOptions } from '../lease.js';
+import type { SandboxSnapshot } from '../snapshot.js';
 import { type BackendName, type SandboxSpec, type SandboxSpecInput, parseSandboxSpec, specHash } from '../spec.js';
 import { PoolLease } from './pool-lease.js';
 import { type PoolOptions, defaultPoolOptions } from './pool-options.js';
@@ -25,6 +28,8 @@ export interface AcquireOptions {
   abortSignal?: AbortSignal;
   /** Overrides the pool's acquireTimeoutMs. */
   timeoutMs?: number;
+  /** Start from this snapshot (Lease.snapshot of a sandbox of the same backend): the files are copied in before the lease is handed out. */
+  from?: SandboxSnapshot;
 }
 
 interface LiveSandbox {
@@ -71,9 +76,46 @@ export class SandboxPool {
     const bucket = this.bucketFor(parseSandboxSpec(specInput));
     const handle = this.takeIdle(bucket) ?? (await this.waitForSandbox(bucket, options));
     const live = this.live.get(handle);
-    return new PoolLease(newId('lease'), handle, bucket.hash, live?.expiresAtMs ?? Date.now(), performance.now() - startedAt, (released, destroy) =>
-      this.release(bucket, released, destroy),
+    const lease = new PoolLease(
+      newId('lease'),
+      handle,
+      bucket.hash,
+      live?.expiresAtMs ?? Date.now(),
+      performance.now() - startedAt,
+      (released, destroy) => this.release(bucket, released, destroy),
+      (parent, forkOptions) => this.fork(parent, forkOptions),
     );
+    if (options.from === undefined) return lease;
+    try {
+      await fileSystemCopyOf(handle).restore(options.from, options.abortSignal ? { abortSignal: options.abortSignal } : {});
+    } catch (error) {
+      await lease.release({ destroy: true }); // half filled: never handed out, never pooled again
+      throw error;
+    }
+    return lease;
+  }
+
+  /** Lease.fork: one snapshot of the parent, then `count` acquires of its spec started from it; all or nothing. */
+  async fork(parent: Lease, options: ForkOptions): Promise<Lease[]> {
+    if (!Number.isInteger(options.count) || options.count < 1) {
+      throw new CorralError('SBX_ERR_INVALID_ARGUMENT', `fork needs a whole number of children (1 or more), not ${options.count}`);
+    }
+    const bucket = this.buckets.get(parent.specHash);
+    if (!bucket || parent.closed) throw new CorralError('SBX_ERR_CLOSED', `lease ${parent.id} was released or its sandbox is gone`);
+    const snapshot = await parent.snapshot(options.abortSignal ? { abortSignal: options.abortSignal } : {});
+    const acquireOptions: AcquireOptions = {
+      from: snapshot,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    const settled = await Promise.allSettled(Array.from({ length: options.count }, () => this.acquire(bucket.spec, acquireOptions)));
+    const children = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    const failure = settled.find((outcome) => outcome.status === 'rejected');
+    if (failure) {
+      await Promise.all(children.map((child) => child.release({ destroy: true })));
+      throw failure.reason;
+    }
+    return children;
   }
 
   /** Keeps `minIdle` sandboxes of this spec warm and resolves once they are ready. */

@@ -27,3 +27,13 @@ export function killProcessGroup(pgid: number): void {
 export function isSameProcess(pid: number, startTicks: string | null): boolean {
   return startTicks !== null && processStartTicks(pid) === startTicks;
 }
+
+/** The oldest child of a host process (from /proc/<pid>/task/<pid>/children), or null when it has none or is gone. */
+export function firstChildPid(pid: number): number | null {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0];
+    return first ? Number(first) : null;
+  } catch {
+    return null;
+  }
+}

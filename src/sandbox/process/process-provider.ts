@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import { AgentConnection } from '../agent-client/agent-connection.js';
+import { FORKABLE_AGENT_CAPABILITIES } from '../agent-client/agent-session.js';
+import { namespaceCopyUnavailable } from '../file-system-copy/namespace-tar.js';
 import { agentDirectoryPath } from '../agent-client/agent-directory.js';
 import type { Availability, CreateOptions, SandboxHandle, SandboxProvider } from '../provider.js';
 import type { SandboxSpec } from '../spec.js';
@@ -109,7 +111,16 @@ export class ProcessProvider implements SandboxProvider {
     );
     // Own process group (detached) so destroy can kill the launcher's whole tree; no inherited host environment.
     const child = spawn('/bin/sh', launcher, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: plan.env, cwd: plan.hostDirectories[0] ?? '/' });
-    const connection = new AgentConnection({ writable: child.stdin, readable: child.stdout, sandboxId, backend: 'process', workspace: plan.workspace });
+    // Fork copies files inside the bwrap namespace, which needs root to enter; unsandboxed runs have no namespace.
+    const forkable = availability.ok && namespaceCopyUnavailable() === null;
+    const connection = new AgentConnection({
+      writable: child.stdin,
+      readable: child.stdout,
+      sandboxId,
+      backend: 'process',
+      workspace: plan.workspace,
+      ...(forkable ? { capabilities: FORKABLE_AGENT_CAPABILITIES } : {}),
+    });
     child.on('error', (error) => connection.close(new CorralError('SBX_ERR_UNAVAILABLE', `cannot start the agent: ${error.message}`, { cause: error })));
     const sandbox = new ProcessSandbox({
       sandboxId,
@@ -118,6 +129,7 @@ export class ProcessProvider implements SandboxProvider {
       cgroupDirectories: cgroup?.directories ?? [],
       hostDirectories: plan.hostDirectories,
       records: this.records,
+      ...(forkable ? { namespaceCopy: { uid: this.sandboxUid, maxBytes: writablePlacesMaxBytes(spec) } } : {}),
       onDestroyed: () => this.live.delete(sandboxId),
     });
     this.live.set(sandboxId, sandbox);
@@ -211,4 +223,9 @@ async function destroyFromRecord(record: SandboxRecord, records: SandboxRecords)
   await destroyCgroupDirectories(record.cgroupDirectories);
   for (const directory of record.hostDirectories) await rm(directory, { recursive: true, force: true });
   await records.remove(record.sandboxId);
+}
+
+/** The most a snapshot can hold: workspace, /tmp and /dev/shm each full (each is a tmpfs of workspaceMiB), plus headers. */
+function writablePlacesMaxBytes(spec: SandboxSpec): number {
+  return 3 * spec.workspaceMiB * 1024 * 1024 + 16 * 1024 * 1024;
 }

@@ -3,9 +3,11 @@ import { rm } from 'node:fs/promises';
 import { sleep } from '../../core/abort.js';
 import { CorralError } from '../../core/errors.js';
 import type { AgentConnection } from '../agent-client/agent-connection.js';
+import { NamespaceFileSystemCopy } from '../file-system-copy/namespace-file-system-copy.js';
 import type { ResetReport, SandboxHandle } from '../provider.js';
+import type { FileSystemCopy } from '../snapshot.js';
 import type { SandboxSession } from '../session.js';
-import { killProcessGroup } from './host-processes.js';
+import { firstChildPid, killProcessGroup } from './host-processes.js';
 import { destroyCgroupDirectories } from './sandbox-cgroup.js';
 import type { SandboxRecords } from './sandbox-records.js';
 
@@ -21,6 +23,8 @@ export interface ProcessSandboxParts {
   records: SandboxRecords;
   /** Called once teardown has finished. */
   onDestroyed?: () => void;
+  /** Set when this sandbox can be forked (bwrap, corral is root): the uid owning its files and the snapshot cap. */
+  namespaceCopy?: { uid: number; maxBytes: number };
 }
 
 type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
@@ -32,9 +36,25 @@ export class ProcessSandbox implements SandboxHandle {
   private stderrTail = '';
   private destroying: Promise<void> | undefined;
   private destroyRequested = false;
+  readonly fileSystem?: FileSystemCopy;
 
   constructor(private readonly parts: ProcessSandboxParts) {
     const { child, connection } = parts;
+    if (parts.namespaceCopy) {
+      this.fileSystem = new NamespaceFileSystemCopy({
+        backend: 'process',
+        sandboxId: parts.sandboxId,
+        uid: parts.namespaceCopy.uid,
+        maxBytes: parts.namespaceCopy.maxBytes,
+        // bwrap stays outside; its first child is the sandbox's init, already inside the new mount namespace.
+        namespacePid: async () => {
+          const pid = child.pid === undefined ? null : firstChildPid(child.pid);
+          if (pid === null) throw new CorralError('SBX_ERR_CLOSED', `sandbox ${parts.sandboxId}: bwrap has no sandbox process`);
+          return pid;
+        },
+        closed: () => this.closed,
+      });
+    }
     this.exited = new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
       // 'close' (not 'exit') so the stderr tail is complete once this resolves.

@@ -28,6 +28,12 @@ describe('defineEnvironment', () => {
     expect(() => defineEnvironment({ name: 'typo', toolset: ['python'], ...base } as never)).toThrow();
   });
 
+  it("validates setupScope: 'rollout' by default, 'example' accepted, anything else refused", () => {
+    expect(defineEnvironment({ name: 'default-scope', ...base }).setupScope).toBe('rollout');
+    expect(defineEnvironment({ name: 'shared', setupScope: 'example', ...base }).setupScope).toBe('example');
+    expect(() => defineEnvironment({ name: 'typo-scope', setupScope: 'group' as never, ...base })).toThrow(/setupScope/);
+  });
+
   it('defineTool checks the name and the execute function', () => {
     expect(() => defineTool({ name: 'has space', description: '', inputSchema: z.object({}), execute: () => '' })).toThrow(/letters, digits/);
     expect(() => defineTool({ name: 'ok', description: '', inputSchema: z.object({}) } as never)).toThrow(/execute/);
