@@ -62,8 +62,8 @@ export type StepEpisodeBody = z.output<typeof stepEpisodeBodySchema>;
 export type EpisodeEndReason =
   /** A turn without tool calls in an environment without `respond`: the final answer. */
   | 'answered'
-  /** The environment's `respond` ended it (`reason` says why when it gave one). */
-  | 'environment'
+  /** The environment's `respond` ended it (`environmentReason` says why when it gave one); a rollout's record says the same. */
+  | 'done'
   /** One of the environment's stop predicates held after the turn. */
   | 'stopped'
   /** The environment's maxTurns assistant turns were taken. */

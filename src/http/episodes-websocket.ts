@@ -11,7 +11,8 @@
  *   any refusal or fault            -> {type: "error", data: {code, message, status, ...details}}
  *
  * Episodes made here are the same episodes as POST /v1/episodes (the principal's quota, idle expiry, GET by id);
- * closing the socket releases the open one.
+ * closing the socket releases the open one. A client more than MAX_WAITING_FRAMES frames ahead of its answers is
+ * closed (1008).
  */
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -31,6 +32,9 @@ const socketMessageSchema = z.discriminatedUnion('type', [
 ]);
 
 type SocketMessage = z.output<typeof socketMessageSchema>;
+
+/** Frames read but not yet answered: a client that sends far ahead of the answers is closed, so memory stays bounded. */
+export const MAX_WAITING_FRAMES = 16;
 
 export interface EpisodeSocketOptions {
   service: EpisodeService;
@@ -111,8 +115,11 @@ export function serveEpisodeSocket(socket: WebSocket, options: EpisodeSocketOpti
     send('error', { ...answered.body.error, status: answered.status });
   }
 
+  let waitingFrames = 0;
   socket.on('message', (data, isBinary) => {
+    if (++waitingFrames > MAX_WAITING_FRAMES) return void socket.close(1008, `more than ${MAX_WAITING_FRAMES} frames waiting for their answers`);
     queue = queue.then(async () => {
+      waitingFrames--;
       let parsed: unknown;
       try {
         parsed = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());

@@ -271,13 +271,21 @@ describe('POST /v1/episodes/<id>/step', () => {
       reward: 1 / 3,
       metrics: { solved: 1 / 3, guesses: 3 },
       answer: '7',
-      reason: 'environment',
+      reason: 'done',
       environment_reason: 'found it',
     });
     const roles = (await get(`/v1/episodes/${id}/state`)).body.messages.map(
       (message: { role: string; content: string }) => `${message.role}:${message.content}`,
     );
     expect(roles.slice(2)).toEqual(['assistant:3', 'user:higher', 'assistant:null', 'tool:1', 'assistant:9', 'user:lower', 'assistant:7']);
+  });
+
+  it('asks respond after the last turn too, as a rollout does: its reply is kept and the episode ends at maxTurns', async () => {
+    const id = await newEpisode('guess', 'seven');
+    const answers = [];
+    for (const guessed of ['1', '2', '3', '4', '5']) answers.push(await post(`/v1/episodes/${id}/step`, { message: guessed }));
+    expect(answers.map((answer) => answer.body.done)).toEqual([false, false, false, false, true]);
+    expect(answers[4]!.body).toMatchObject({ reason: 'max-turns', reward: 0, metrics: { guesses: 5 }, messages: [{ role: 'user', content: 'higher' }] });
   });
 
   it('a respond that throws and a rubric that throws answer 500 with their codes and error the episode, never a reward', async () => {
@@ -368,11 +376,11 @@ describe('/ws/episodes', () => {
         observation: { messages: [] },
         reward: 0.5,
         done: true,
-        metadata: { metrics: { solved: 0.5, guesses: 2 }, answer: '7', reason: 'environment', environment_reason: 'found it' },
+        metadata: { metrics: { solved: 0.5, guesses: 2 }, answer: '7', reason: 'done', environment_reason: 'found it' },
       },
     });
     const state = await socket.send({ type: 'state' });
-    expect(state).toMatchObject({ type: 'state', data: { episode_id: episodeId, step_count: 2, done: true, reward: 0.5, reason: 'environment' } });
+    expect(state).toMatchObject({ type: 'state', data: { episode_id: episodeId, step_count: 2, done: true, reward: 0.5, reason: 'done' } });
     expect(state.data.messages).toHaveLength(2 + 3);
     // The same episode over HTTP, until the socket closes.
     expect((await get(`/v1/episodes/${episodeId}/state`)).body.reward).toBe(0.5);
@@ -385,5 +393,12 @@ describe('/ws/episodes', () => {
     socket.raw.close();
     await expect.poll(() => cleanedUp.length).toBe(before + 1);
     expect((await get(`/v1/episodes/${next.data.observation.episode_id}`)).body.error.code).toBe('EPISODE_ERR_NOT_FOUND');
+  });
+
+  it('closes a client that sends far ahead of its answers (1008), so waiting frames stay bounded', async () => {
+    const socket = await openSocket();
+    const closed = new Promise<number>((resolve) => socket.raw.once('close', (code) => resolve(code)));
+    for (let frame = 0; frame < 200; frame++) socket.raw.send(JSON.stringify({ type: 'state' }));
+    expect(await closed).toBe(1008);
   });
 });

@@ -183,7 +183,7 @@ class StepTest(unittest.TestCase):
         with self.corral.episode("guess", example_id="seven") as episode:
             self.assertEqual(episode.step("3"), {"messages": [{"role": "user", "content": "higher"}], "done": False})
             done = episode.step({"role": "assistant", "content": "7"})
-            self.assertEqual((done["done"], done["reward"], done["reason"]), (True, 0.5, "environment"))
+            self.assertEqual((done["done"], done["reward"], done["reason"]), (True, 0.5, "done"))
             self.assertEqual(done["environment_reason"], "found it")
         with self.corral.episode_socket() as env:
             env.reset("guess", example_id="seven")

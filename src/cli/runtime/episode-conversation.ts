@@ -4,9 +4,10 @@
  * the same TrajectoryRecorder and tool-call execution the agents use, so the rubric scores at done exactly what was
  * stepped, as it would score the same conversation in `corral eval`.
  *
- * Order within a step: the assistant message; its tool calls (all of them, concurrently, results in call order);
- * else the final answer, then the environment's `respond` when it has one; the stop predicates; maxTurns. A
- * turn without tool calls at maxTurns ends the episode without asking respond (its reply would go unanswered).
+ * Order within a step, as the runner's agents take a turn: the assistant message; its tool calls (all of them,
+ * concurrently, results in call order); else the final answer, then (an environment with `respond`) the stop
+ * predicates over that answer and the environment's reply; the stop predicates; maxTurns. An environment with
+ * `respond` is asked after every turn without tool calls, the last one included, as in `corral eval`.
  */
 import { CorralError } from '../../core/errors.js';
 import type { EpisodeConversationState, EpisodeEndReason, EpisodeStepOutcome, StepEpisodeBody } from '../../http/episode-step-contract.js';
@@ -30,6 +31,7 @@ interface Ending {
 
 export class EpisodeConversation {
   private readonly recorder = new TrajectoryRecorder();
+  private readonly prompt: readonly ChatMessage[];
   /** The prompt, then every stepped message, as the trainer's model sees them (reasoning is not sent back). */
   private readonly messages: ChatMessage[];
   private ending: Ending | null = null;
@@ -42,6 +44,7 @@ export class EpisodeConversation {
     private readonly rollout: EnvironmentRollout,
     prompt: readonly ChatMessage[],
   ) {
+    this.prompt = prompt;
     this.messages = [...prompt];
   }
 
@@ -97,9 +100,12 @@ export class EpisodeConversation {
     } else {
       recorder.answer(answerWithoutReasoning(message.content ?? ''));
       if (!environment.respond) reason = 'answered';
-      else if (turn < environment.maxTurns) {
-        const reply = await askEnvironment(environment, rollout, { messages: [...this.messages], turn, abortSignal });
-        if (reply.done) [reason, environmentReason] = ['environment', reply.reason];
+      // A predicate over the answer (answerParses) ends the episode before the environment is asked.
+      else if (rollout.shouldStop(recorder.snapshot())) reason = 'stopped';
+      else {
+        // respond sees the conversation as recorded (the prompt, then the completion, reasoning included), as in a rollout.
+        const reply = await askEnvironment(environment, rollout, { messages: [...this.prompt, ...recorder.snapshot().completion], turn, abortSignal });
+        if (reply.done) [reason, environmentReason] = ['done', reply.reason];
         else
           for (const next of reply.messages) {
             recorder.message(next);
@@ -118,7 +124,7 @@ export class EpisodeConversation {
     const startedAt = performance.now();
     const score = await this.rollout.score({ trajectory: this.recorder.snapshot() }, { abortSignal }).catch(throwAsRubricFailure);
     this.recorder.event({ type: 'score', durationMs: performance.now() - startedAt, reward: score.reward });
-    this.recorder.finish(reason === 'environment' ? 'answered' : reason);
+    this.recorder.finish(reason === 'done' ? 'answered' : reason);
     this.ending = { reason, environmentReason, reward: score.reward, metrics: score.metrics, answer: score.answer };
     return this.ending;
   }
