@@ -12,6 +12,7 @@ import { type ServedEnvironment, servedEnvironmentsOf } from '../../src/cli/runt
 import { createEpisodeService } from '../../src/cli/runtime/episode-service.js';
 import { withServedEnvironments } from '../../src/cli/runtime/environment-catalog-entries.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { CorralError } from '../../src/core/errors.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { poolSandboxSource } from '../../src/mcp/sandbox-source.js';
 import { buildToolCatalog } from '../../src/mcp/tool-catalog.js';
@@ -40,12 +41,22 @@ const add = defineTool({
   },
 });
 
+/** An infrastructure fault inside a tool call: the sandbox went away. */
+const crash = defineTool({
+  name: 'crash',
+  description: 'Fails as a dead sandbox does.',
+  inputSchema: z.object({}),
+  execute: () => {
+    throw new CorralError('SBX_ERR_CLOSED', 'the sandbox is gone');
+  },
+});
+
 const cleanedUp: string[] = [];
 
 /** Tools only: answer with the total. Reaching 100 stops the episode; the answer "crash" breaks the rubric. */
 const counter = defineEnvironment({
   name: 'counter',
-  tools: [add],
+  tools: [add, crash],
   dataset: () => [{ id: 'count-1', prompt: 'Add numbers, then answer with the total.' }],
   state: (): CounterState => ({ total: 0 }),
   stopWhen: stateSays<CounterState>((state) => state.total >= 100),
@@ -228,7 +239,7 @@ describe('POST /v1/episodes/<id>/step', () => {
     const unknown = await post(`/v1/episodes/${id}/step`, {
       message: { role: 'assistant', content: null, tool_calls: [call('a', 'add', { n: 1 }), call('b', 'format_disk', {})] },
     });
-    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'EPISODE_ERR_UNKNOWN_TOOL', available: ['add'] } } });
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'EPISODE_ERR_UNKNOWN_TOOL', available: ['add', 'crash'] } } });
     expect((await get(`/v1/episodes/${id}/state`)).body).toMatchObject({ turns: 0, done: false, messages: [{ role: 'system' }, { role: 'user' }] });
     // An OpenAI SDK message as model_dump() gives it is accepted as is; the first add never ran.
     const sdkMessage = {
@@ -301,6 +312,12 @@ describe('POST /v1/episodes/<id>/step', () => {
     const rubric = await post(`/v1/episodes/${counted}/step`, { message: 'crash' });
     expect(rubric).toMatchObject({ status: 500, body: { error: { code: 'RUBRIC_ERR_FAILED', message: expect.stringContaining('the rubric broke') } } });
     expect((await get(`/v1/episodes/${counted}/state`)).body).toMatchObject({ done: true, reward: null, reason: 'errored' });
+    // A sandbox fault in a tool call: 503 with its code (transient), the episode errored, no reward ever.
+    const faulted = await newEpisode('counter', 'count-1');
+    const sandboxFault = await post(`/v1/episodes/${faulted}/step`, { message: { role: 'assistant', content: null, tool_calls: [call('x', 'crash', {})] } });
+    expect(sandboxFault).toMatchObject({ status: 503, body: { error: { code: 'SBX_ERR_CLOSED' } } });
+    expect((await post(`/v1/episodes/${faulted}/step`, { message: '0' })).body.error).toMatchObject({ code: 'EPISODE_ERR_DONE', error: 'SBX_ERR_CLOSED' });
+
     // The same class of fault through POST .../score (a trainer scoring its own completion) keeps its code too.
     const scoredOnly = await newEpisode('counter', 'count-1');
     expect(await post(`/v1/episodes/${scoredOnly}/score`, { completion: 'crash' })).toMatchObject({

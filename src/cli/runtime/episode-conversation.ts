@@ -133,7 +133,7 @@ export class EpisodeConversation {
     if (this.running)
       throw new CorralError('EPISODE_ERR_BUSY', `episode ${this.id} is still taking the previous step; wait for its answer`, { details: { id: this.id } });
     if (this.ending === null && this.failure === null) return;
-    const failed = CorralError.isInstance(this.failure) ? this.failure.code : this.failure === null ? null : 'ERR_UNKNOWN';
+    const failed = this.failure === null ? null : failureCode(this.failure);
     const why = this.ending ? `ended (${this.ending.reason})` : `errored (${failed}) on an earlier step`;
     throw new CorralError('EPISODE_ERR_DONE', `episode ${this.id} ${why}; create a new episode to play again`, {
       details: { id: this.id, reason: this.ending?.reason ?? 'errored', ...(failed ? { error: failed } : {}) },
@@ -151,6 +151,13 @@ export class EpisodeConversation {
       { details: { available, field: 'message.tool_calls' } },
     );
   }
+}
+
+/** The corral code of what errored the episode: a CorralError's, or the one an MCP fault carries (data.corralCode). */
+function failureCode(error: unknown): string {
+  if (CorralError.isInstance(error)) return error.code;
+  const carried = (error as { data?: { corralCode?: unknown } } | null)?.data?.corralCode;
+  return typeof carried === 'string' ? carried : 'ERR_UNKNOWN';
 }
 
 /**
