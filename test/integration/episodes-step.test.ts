@@ -343,6 +343,28 @@ describe('POST /v1/episodes/<id>/step', () => {
     }
     expect((await post(`/v1/episodes/${id}/step`, { message: '1' })).body).toMatchObject({ done: true, reward: 1 });
   });
+  it('a client that disconnects mid-step cancels the turn and errors the episode', async () => {
+    const id = await newEpisode('counter', 'count-1');
+    let release!: () => void;
+    holdAdd = new Promise((resolve) => (release = resolve));
+    const client = new AbortController();
+    try {
+      const step = fetch(`http://${origin}/v1/episodes/${id}/step`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: { role: 'assistant', content: null, tool_calls: [call('slow', 'add', { n: 1 })] } }),
+        signal: client.signal,
+      });
+      await expect.poll(async () => (await get(`/v1/episodes/${id}/state`)).body.turns).toBe(1);
+      client.abort();
+      await expect(step).rejects.toThrow();
+      await expect.poll(async () => (await get(`/v1/episodes/${id}/state`)).body.reason).toBe('errored');
+    } finally {
+      holdAdd = undefined;
+      release();
+    }
+    expect((await post(`/v1/episodes/${id}/step`, { message: '1' })).body.error).toMatchObject({ code: 'EPISODE_ERR_DONE', error: 'ERR_ABORTED' });
+  });
 });
 
 /** A socket to /ws/episodes whose answers are read in order. */
