@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startScriptedModelServer } from '../src/testing/scripted-model-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'corral.mjs');
@@ -26,6 +27,8 @@ const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
   'mixed-images': runMixedImages,
   'train-grpo': runTrainGrpo,
   wordle: runWordle,
+  'word-game': runWordGame,
+  'customer-service': runCustomerService,
 };
 
 /** The environment under its reference agent scores 1.0 and under its guessing agent 0.0, with no errors. */
@@ -123,8 +126,9 @@ async function evalExample(
   agent: string,
   expectedReward: number,
   extra: string[] = [],
-): Promise<{ example_id: string; reward: number | null; events: { type: string; reason?: string }[] }[]> {
-  const out = join(scratch, `${folder}-${agent}`);
+  label: string = agent,
+): Promise<ExampleRecord[]> {
+  const out = join(scratch, `${folder}-${label}`);
   await run(process.execPath, [CLI, 'eval', join(EXAMPLES, folder, 'index.ts'), '--agent', agent, '--out', out, '--no-progress', ...extra]);
   const metadata = JSON.parse(readFileSync(join(out, 'metadata.json'), 'utf8')) as {
     avg_reward: number | null;
@@ -141,7 +145,51 @@ async function evalExample(
   return readFileSync(join(out, 'results.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as { example_id: string; reward: number | null; events: { type: string; reason?: string }[] });
+    .map((line) => JSON.parse(line) as ExampleRecord);
+}
+
+interface ExampleRecord {
+  example_id: string;
+  reward: number | null;
+  events: { type: string; reason?: string | null }[];
+  completion: { role: string; content: string | null }[];
+  user_calls?: { model: string; content: string }[];
+  user_usage?: { prompt_tokens: number; completion_tokens: number } | null;
+}
+
+/**
+ * Wordle in dialogue, no tools: the openai agent against a scripted model on a scripted model server solves every
+ * word from the environment's replies (each rollout ends 'done', reason 'solved'), and an agent that cannot take
+ * those replies (a CLI agent) is refused before anything starts (exit 2).
+ */
+async function runWordGame(scratch: string): Promise<void> {
+  const { wordGameModels } = await import('../examples/word-game/scripted-models.js');
+  const server = await startScriptedModelServer(wordGameModels, { recordRequests: false });
+  try {
+    const model = (name: string) => ['--model', name, '--base-url', server.baseURL, '--backend', 'process'];
+    const solved = await evalExample(scratch, 'word-game', 'openai', 1, model('player'), 'player');
+    const reasons = solved.map((record) => record.events.find((event) => event.type === 'environment-done')?.reason);
+    if (!reasons.every((reason) => reason === 'solved')) throw new Error(`every rollout should end with reason "solved", got ${reasons.join(', ')}`);
+    if (!solved.every((record) => record.events.at(-1)?.reason === 'done')) throw new Error('every rollout should end "done" (respond ended it)');
+    const refused = await run(process.execPath, [
+      CLI,
+      'eval',
+      join(EXAMPLES, 'word-game', 'index.ts'),
+      '--agent',
+      'opencode',
+      ...model('player'),
+      '--out',
+      join(scratch, 'refused'),
+    ]).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    if (!refused || !/exited 2/.test(refused) || !refused.includes('ENV_ERR_REPLIES_UNSUPPORTED'))
+      throw new Error(`--agent opencode should be refused with ENV_ERR_REPLIES_UNSUPPORTED (exit 2), got: ${refused ?? 'a run'}`);
+    console.log('  --agent opencode: refused (ENV_ERR_REPLIES_UNSUPPORTED)');
+  } finally {
+    await server.close();
+  }
 }
 
 /** The guess tool's per-rollout state and the stop predicate: the solver solves every word and each rollout ends 'stopped'. */
@@ -151,6 +199,42 @@ async function runWordle(scratch: string): Promise<void> {
   if (ids.join() !== 'hard-0,hard-1,hard-2,hard-3') throw new Error(`--env-args should give the four hard words, got ${ids.join()}`);
   if (!solved.every((record) => record.events.at(-1)?.reason === 'stopped')) throw new Error('every solved rollout should end by the stop predicate');
   await evalExample(scratch, 'wordle', 'stubborn', 0, ['--backend', 'process']);
+}
+
+/**
+ * A simulated customer who holds the account details, and tools over a database the rubric checks: the agent model
+ * asks, looks up and changes the plan (1.0), the careless one changes the wrong account (0.0). Every record keeps the
+ * customer's calls apart from the agent's (user_calls, user_usage); the stop marker never reaches the conversation.
+ */
+async function runCustomerService(scratch: string): Promise<void> {
+  const { customerServiceModels } = await import('../examples/customer-service/scripted-models.js');
+  const server = await startScriptedModelServer(customerServiceModels, { recordRequests: false });
+  try {
+    const args = (model: string) => [
+      '--model',
+      model,
+      '--base-url',
+      server.baseURL,
+      '--backend',
+      'process',
+      '--env-args',
+      JSON.stringify({ user_base_url: server.baseURL }),
+    ];
+    const served = await evalExample(scratch, 'customer-service', 'openai', 1, args('agent'), 'agent');
+    for (const record of served) {
+      const calls = record.user_calls ?? [];
+      if (calls.length < 2 || !calls.every((call) => call.model === 'customer') || !(record.user_usage && record.user_usage.completion_tokens > 0))
+        throw new Error(
+          `${record.example_id}: expected the customer's calls and usage on the record, got ${JSON.stringify({ calls, usage: record.user_usage })}`,
+        );
+      if (record.completion.some((message) => message.content?.includes('###STOP###')))
+        throw new Error(`${record.example_id}: the stop marker reached the conversation`);
+    }
+    console.log(`  customer calls per rollout: ${served.map((record) => record.user_calls!.length).join(', ')}`);
+    await evalExample(scratch, 'customer-service', 'openai', 0, args('careless'), 'careless');
+  } finally {
+    await server.close();
+  }
 }
 
 /** Setup, the checker tool, the code-block parser and the async dataset: the fixer passes every check, the unchanged module none. */

@@ -24,7 +24,12 @@ export type { EnvironmentDefinition, EnvironmentFactory, EnvironmentFactoryInput
 export { defineTool } from './runner/contract/environment-tool.js';
 export type { ToolAnnotations, ToolContext, ToolDefinition, ToolReply } from './runner/contract/environment-tool.js';
 export type { EnvironmentSandbox, RolloutContext } from './runner/contract/rollout-context.js';
-export type { EnvironmentReply, RespondContext } from './runner/contract/environment-reply.js';
+export type { EnvironmentReply, RespondContext, UserModelCall } from './runner/contract/environment-reply.js';
+// Environments that talk back: a second model playing the user, or a scripted user for tests (docs/environments.md).
+export { simulatedUser } from './runner/users/simulated-user.js';
+export type { SimulatedUserOptions } from './runner/users/simulated-user.js';
+export { scriptedUser } from './runner/users/scripted-user.js';
+export type { ScriptedUserReply, ScriptedUserScript } from './runner/users/scripted-user.js';
 
 // Answers, stopping and scoring.
 export type { AnswerParser } from './runner/contract/answer-parser.js';

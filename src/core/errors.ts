@@ -193,6 +193,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: "The environment's respond (its reply after an assistant turn without tool calls, a simulated user included) threw or returned something that is not an EnvironmentReply: the rollout is errored with boundary 'environment', never scored 0.",
   },
+  ENV_ERR_REPLIES_UNSUPPORTED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The environment answers turns itself (respond) and the chosen agent cannot continue a conversation after such a reply (a CLI coding agent, a model-free agent): the run is refused before its first rollout; use --agent openai (--model, --base-url) or a ScriptedAgent.',
+  },
   ENV_ERR_NOT_SERVED: {
     audience: 'caller',
     transient: false,

@@ -15,12 +15,16 @@ export const CHECK_IDS = [
   'leakage.prompt',
   'leakage.system-prompt',
   'leakage.tool-descriptions',
+  'leakage.tool-results',
   'isolation.network-declared',
   'isolation.network-probe',
+  'isolation.verifier-trusts-agent-files',
+  'isolation.setup-idempotent',
   'hygiene.tool-descriptions',
   'hygiene.example-ids',
   'hygiene.env-args',
   'hygiene.timeouts',
+  'hygiene.tasks-load',
 ] as const;
 
 export type CheckId = (typeof CHECK_IDS)[number];

@@ -6,7 +6,7 @@ const MARK = { error: 'ERROR', warning: 'WARN ', info: 'ok   ' } as const;
 export function formatReport(report: EnvironmentCheckReport): string {
   const lines = [
     `corral env check ${report.environment}: ${report.examples} examples, oracle ${report.oracle}, floor ${report.floor}`,
-    ...report.checks.map((check) => `${check.passed ? MARK.info : MARK[check.severity]} ${check.id.padEnd(28)} ${check.summary}`),
+    ...report.checks.map((check) => `${check.passed ? MARK.info : MARK[check.severity]} ${check.id.padEnd(38)} ${check.summary}`),
     `${report.counts.error} errors, ${report.counts.warning} warnings`,
   ];
   return `${lines.join('\n')}\n`;

@@ -20,8 +20,8 @@ const meanReward = (records: readonly ResultRecord[]): number | null => {
 const errorsOf = (records: readonly ResultRecord[]) =>
   records.filter((record) => record.error !== null).map((record) => ({ example: record.example_id, error: record.error!.message.slice(0, 300) }));
 
-export function checkOracle(records: readonly ResultRecord[], rubric: Rubric, oracleName: string): CheckResult {
-  const maximum = maximumReward(rubric);
+/** `maximum`: the rubric's (maximumReward), or 1 for a verifier whose reward is a share of tests passed. */
+export function checkOracle(records: readonly ResultRecord[], maximum: number, oracleName: string): CheckResult {
   if (maximum <= 0) return failed('oracle.max-reward', 'error', 'the rubric has no positive weight: no answer can earn a reward', { maximum });
   const misses = records
     .filter((record) => record.reward !== null && record.reward < maximum - TOLERANCE)
@@ -44,8 +44,7 @@ export function checkOracle(records: readonly ResultRecord[], rubric: Rubric, or
   return passed('oracle.max-reward', `the oracle (${oracleName}) reaches the maximum reward ${maximum} on all ${records.length} examples`, evidence);
 }
 
-export function checkFloor(floor: readonly ResultRecord[], oracle: readonly ResultRecord[], rubric: Rubric, margin: number): CheckResult {
-  const maximum = maximumReward(rubric);
+export function checkFloor(floor: readonly ResultRecord[], oracle: readonly ResultRecord[], maximum: number, margin: number): CheckResult {
   const floorMean = meanReward(floor);
   const oracleMean = meanReward(oracle);
   const paid = floor.filter((record) => (record.reward ?? 0) > TOLERANCE).map((record) => ({ example: record.example_id, reward: record.reward }));

@@ -5,15 +5,16 @@
  */
 import type { Agent } from '../runner/agents/agent.js';
 import type { Environment, Example } from '../runner/contract/environment.js';
-import { type OpenRollouts, runAgent } from './agent-runs.js';
+import { type AgentRun, type OpenRollouts, runAgent } from './agent-runs.js';
 import { emptyAnswerAgent } from './check-agents.js';
 import { type EnvironmentCheckReport, reportOf } from './check-report.js';
 import { checkDeterminism, rescoringEnvironment } from './determinism-check.js';
 import { checkEnvironmentArgs, checkExampleIds, checkTimeouts, checkToolDescriptions } from './hygiene-checks.js';
 import { checkNetworkDeclared } from './isolation-check.js';
-import { checkLeakage } from './leakage-checks.js';
+import { checkLeakage, checkToolResultLeakage } from './leakage-checks.js';
 import { probeNetwork } from './network-probe.js';
-import { checkFloor, checkOracle } from './reward-checks.js';
+import { checkFloor, checkOracle, maximumReward } from './reward-checks.js';
+import { checkSetupIdempotent, doubleSetupEnvironment } from './setup-idempotence.js';
 
 export interface EnvironmentCheckOptions {
   environment: Environment;
@@ -44,15 +45,23 @@ export async function runEnvironmentCheck(options: EnvironmentCheckOptions): Pro
   log(`floor ${floorAgent.name}: ${examples.length} rollouts`);
   const floorRun = await runAgent({ ...common, environment, agent: floorAgent });
   const tools = floorRun.tools.length > 0 ? floorRun.tools : oracleRun.tools;
+  const doubled = doubleSetupEnvironment(environment);
+  let twice: AgentRun | undefined;
+  if (environment.setup) {
+    log(`setup twice: ${examples.length} oracle rollouts with setup run twice on each sandbox`);
+    twice = await runAgent({ ...common, environment: doubled.environment, agent: options.oracle });
+  }
   log('network probe: 1 rollout');
   const networkProbe = await probeNetwork({ environment, example: examples[0], openRollouts: options.openRollouts, abortSignal: options.abortSignal });
   const checks = [
-    checkOracle(oracleRun.records, environment.rubric, options.oracle.name),
-    checkFloor(floorRun.records, oracleRun.records, environment.rubric, options.margin),
+    checkOracle(oracleRun.records, maximumReward(environment.rubric), options.oracle.name),
+    checkFloor(floorRun.records, oracleRun.records, maximumReward(environment.rubric), options.margin),
     checkDeterminism(rescoring.scores, options.scoringRepeats),
     ...checkLeakage(examples, environment.systemPrompt, tools),
+    checkToolResultLeakage(examples, oracleRun.records),
     checkNetworkDeclared(environment, examples),
     networkProbe,
+    checkSetupIdempotent(environment.setup !== undefined, oracleRun.records, twice?.records ?? [], doubled.states),
     checkToolDescriptions(tools),
     checkExampleIds(examples, options.examplesAgain),
     checkEnvironmentArgs(environment),

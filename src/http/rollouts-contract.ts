@@ -83,6 +83,12 @@ export const rolloutRequestSchema = z
      * /v1/completions with token ids as the prompt, so history is never re-tokenised and every rollout is one sample.
      */
     token_in: z.boolean().default(false),
+    /**
+     * Live canaries: this share of the examples (0 < rate <= 1) first runs the environment's oracle and an empty
+     * answer; an example whose oracle fails or whose empty answer scores is quarantined: a `{"type": "quarantine"}`
+     * line on the stream, and its records carry `quarantine`. Canary rollouts are never streamed or counted.
+     */
+    canaries: z.number().gt(0).max(1).optional(),
     /** Keep this request's records as one step of a series (a trainer's reward curve) in the server's runs folder. */
     record: z
       .object({
@@ -118,6 +124,8 @@ export interface RolloutRunStats {
   errors_by_code: Record<string, number>;
   /** With `samples: true`: counts over the sample builds (runner/samples/sample-tally.ts), as opaque JSON. */
   samples?: Record<string, unknown>;
+  /** With `canaries`: how many examples were canaried and the ids quarantined. */
+  canaries?: { canaried_examples: number; quarantined: string[] };
 }
 
 /** A validated request, ready to run: the environment is loaded and the examples are chosen. */
@@ -131,7 +139,12 @@ export interface PreparedRollouts {
    * them) when the whole group has finished. Never rejects for a failed rollout (that is a record with an
    * error); when abortSignal fires, in-flight rollouts are cancelled, their sandboxes released, and it resolves.
    */
-  run(options: { abortSignal: AbortSignal; onGroup: (records: readonly Record<string, unknown>[]) => void }): Promise<RolloutRunStats>;
+  run(options: {
+    abortSignal: AbortSignal;
+    onGroup: (records: readonly Record<string, unknown>[]) => void;
+    /** With `canaries`: a quarantined example (example_id, reasons, oracle_reward, floor_reward), as soon as its canaries finish. */
+    onQuarantine?: (quarantine: Record<string, unknown>) => void;
+  }): Promise<RolloutRunStats>;
 }
 
 export interface RolloutService {

@@ -108,6 +108,8 @@ async function streamRollouts(
         if (request.record) kept.push(...records);
         streamed += records.length;
       },
+      // Its own line type, before the example's records, so a trainer can drop the example as they arrive.
+      onQuarantine: (quarantine) => writeLine({ type: 'quarantine', ...quarantine }),
     });
   } catch (error) {
     reply.log.error({ err: error }, 'rollout run failed');
@@ -131,6 +133,7 @@ async function streamRollouts(
     ...Object.fromEntries(Object.entries(stats?.metric_averages ?? {}).map(([name, value]) => [`avg_${name}`, value])),
     errors_by_code: stats?.errors_by_code ?? {},
     ...(stats?.samples ? { samples: stats.samples } : {}),
+    ...(stats?.canaries ? { canaries: stats.canaries } : {}),
     time_ms: Date.now() - startedAt,
     ...(seriesLine ? { series: seriesLine } : {}),
     ...(failure ? { error: failure } : {}),

@@ -10,6 +10,7 @@ import { ROOT, runCorral } from './runner-cli.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'environment-check');
 const processBackend = await backendAvailable('process');
+const dockerBackend = await backendAvailable('docker');
 
 async function check(fixture: string): Promise<{ code: number | null; report: EnvironmentCheckReport; stderr: string }> {
   const result = await runCorral(['env', 'check', join(FIXTURES, `${fixture}.ts`), '--json', '--backend', 'process']);
@@ -77,6 +78,27 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(code).toBe(1);
   }, 120_000);
 
+  it('catches a tool that returns the answer as the answer (leakage.tool-results)', async () => {
+    const { code, report, stderr } = await check('answer-in-tool-result');
+    expect(failing(report), stderr).toEqual(['leakage.tool-results:error']);
+    expect(report.oracle).toBe('oracle');
+    expect(report.checks.find((item) => item.id === 'leakage.tool-results')?.evidence).toMatchObject({ judged: 4, leak_count: 4 });
+    expect(code).toBe(1);
+  }, 120_000);
+
+  it('catches a setup that is not idempotent on a reused sandbox (isolation.setup-idempotent)', async () => {
+    const { code, report, stderr } = await check('setup-appends');
+    expect(failing(report), stderr).toEqual(['isolation.setup-idempotent:error']);
+    const evidence = report.checks.find((item) => item.id === 'isolation.setup-idempotent')?.evidence as { changed_reward: { example: string }[] };
+    expect(evidence.changed_reward.sort((a, b) => a.example.localeCompare(b.example))).toEqual([
+      { example: 'france', once: 1, twice: 0 },
+      { example: 'japan', once: 1, twice: 0 },
+      { example: 'kenya', once: 1, twice: 0 },
+      { example: 'peru', once: 1, twice: 0 },
+    ]);
+    expect(code).toBe(1);
+  }, 120_000);
+
   it('prints one line per check without --json, and refuses a margin outside 0..1 naming the flag', async () => {
     const text = await runCorral(['env', 'check', join(FIXTURES, 'pays-empty-answer.ts'), '--backend', 'process']);
     expect(text.code).toBe(1);
@@ -88,4 +110,22 @@ describe.skipIf(!processBackend)('corral env check: planted faults', () => {
     expect(refused.stderr).toContain('--margin');
     expect(refused.stderr).toContain('CFG_ERR_INVALID');
   }, 120_000);
+});
+
+describe.skipIf(!dockerBackend)('corral env check: a planted fault in a Harbor task folder', () => {
+  it('catches a verifier that trusts a file the agent writes (isolation.verifier-trusts-agent-files), and only that task', async () => {
+    // tasks/: a sound task (the tests check /app/answer.txt's content) and one whose tests pay for /app/checks-passed.
+    const result = await runCorral(['env', 'check', join(FIXTURES, 'tasks'), '--json']);
+    const report = JSON.parse(result.stdout) as EnvironmentCheckReport;
+    expect(failing(report), result.stderr).toEqual(['isolation.verifier-trusts-agent-files:error']);
+    expect(report).toMatchObject({ oracle: 'oracle', floor: 'nop', examples: 2 });
+    const trust = report.checks.find((item) => item.id === 'isolation.verifier-trusts-agent-files')!.evidence as {
+      planted: Record<string, string[]>;
+      trusting: { task: string; forged_reward: number; nop_reward: number; forged_paths: string[] }[];
+    };
+    expect(trust.trusting).toEqual([{ task: 'corral-fixtures/trusts-agent-files', forged_reward: 1, nop_reward: 0, forged_paths: ['/app/checks-passed'] }]);
+    // The sound task's answer file was forged too, and its verifier (which checks the content) paid nothing for it.
+    expect(trust.planted['corral-fixtures/sound-task']).toEqual(['/app/answer.txt']);
+    expect(result.code).toBe(1);
+  }, 180_000);
 });

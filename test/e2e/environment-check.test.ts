@@ -17,11 +17,13 @@ const EXPECTED = join(ROOT, 'test', 'fixtures', 'environment-check', 'expected')
 const processBackend = await backendAvailable('process');
 const dockerBackend = await backendAvailable('docker');
 const dataDir = dataDirectoryWith(['humaneval/HumanEval.jsonl', 'qa/squad-v1.1-dev/dev.jsonl', 'wiki']);
+const harborTasks = dataDirectoryWith(['terminal-tasks-harbor/hello-world/task.toml']);
 
 interface Target {
   name: string;
   environment: string;
-  backend: 'process' | 'docker';
+  /** Task folders always run their trials in Docker (no --backend). */
+  backend: 'process' | 'docker' | 'trials';
 }
 
 const builtIns: Target[] = [
@@ -48,7 +50,8 @@ const stableParts = (report: EnvironmentCheckReport) => ({
 });
 
 async function checkAndCompare(target: Target, extra: Record<string, string> = {}, flags: string[] = []): Promise<void> {
-  const result = await runCorral(['env', 'check', target.environment, '--json', '--backend', target.backend, ...flags], extra);
+  const backend = target.backend === 'trials' ? [] : ['--backend', target.backend];
+  const result = await runCorral(['env', 'check', target.environment, '--json', ...backend, ...flags], extra);
   expect(result.stdout, result.stderr).toMatch(/^\{/);
   const report = JSON.parse(result.stdout) as EnvironmentCheckReport;
   const errors = report.checks.filter((check) => check.severity === 'error').map((check) => `${check.id}: ${check.summary}`);
@@ -80,6 +83,17 @@ describe.skipIf(!processBackend)('corral env check over an installed environment
 
 describe.skipIf(!dockerBackend)('corral env check over examples/ (docker backend)', () => {
   it.each(examples.filter((target) => target.backend === 'docker'))('$name', (target) => checkAndCompare(target), 300_000);
+});
+
+// The shared Harbor tasks, every one (images are cached by content hash; oracle, forging floor, plain nop where it
+// scored). The TB v1 copy in terminal-tasks is data without Dockerfiles or solutions (its SOURCE.md): it does not
+// load as tasks, which the check reports as hygiene.tasks-load, so it is not a CI target.
+describe.skipIf(!dockerBackend || !harborTasks)('corral env check over the shared Harbor task folder', () => {
+  it(
+    'terminal-tasks-harbor',
+    () => checkAndCompare({ name: 'terminal-tasks-harbor', environment: join(harborTasks!, 'terminal-tasks-harbor'), backend: 'trials' }),
+    300_000,
+  );
 });
 
 describe('the environment check covers every environment under examples/', () => {

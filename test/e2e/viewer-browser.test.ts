@@ -14,6 +14,7 @@ import { buildViewerServer } from '../../src/http/viewer-server.js';
 import type { ResultRecord } from '../../src/runner/trajectory/result-record.js';
 import { syntheticRecord, writeSyntheticRun } from '../../benchmarks/view-synthetic-run.js';
 import { gate } from '../helpers/test-gates.js';
+import { runCorral } from './runner-cli.js';
 
 /** The page-side globals these tests touch (the project compiles without the DOM library). */
 interface PageGlobals {
@@ -34,6 +35,8 @@ let big: ResultRecord[] = [];
 let runA: ResultRecord[] = [];
 let runB: ResultRecord[] = [];
 const BIG = 'synthetic--scripted-model/big';
+const CANARIES = 'capitals-one-broken--guesser/canaries';
+let canaryRun: { code: number | null; stderr: string } = { code: null, stderr: '' };
 const metadataOf = (id: string) => JSON.parse(readFileSync(join(root, id, 'metadata.json'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const text = (selector: string) => page.locator(selector).first().innerText();
 const shoot = async (name: string) => {
@@ -49,6 +52,22 @@ beforeAll(async () => {
   runA = writeSyntheticRun(join(root, 'synthetic--scripted-model/a'), { rollouts: 60 });
   runB = writeSyntheticRun(join(root, 'synthetic--scripted-model/b'), { rollouts: 60, seed: 2 });
   writeSyntheticRun(join(root, 'synthetic--scripted-model/live'), { rollouts: 10, status: 'running' });
+  // A real run with live canaries: five capitals, one of them (atlantis) broken (an empty gold answer the rubric pays).
+  canaryRun = await runCorral([
+    'eval',
+    join(ROOT, 'test', 'fixtures', 'canaries', 'one-broken-example.ts'),
+    '--agent',
+    'guesser',
+    '--canaries',
+    '1',
+    '-r',
+    '2',
+    '--backend',
+    'process',
+    '--no-progress',
+    '--out',
+    join(root, CANARIES),
+  ]);
   base = await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -138,6 +157,38 @@ describe.runIf(haveChromium)('run viewer in headless Chromium', () => {
     await page.goto(`${base}/#/rollout/${encodeURIComponent(BIG)}/${errored}`);
     await page.waitForSelector('[data-testid=rollout-error]');
     expect(await text('[data-testid=rollout-error]')).toContain(big[errored]!.error!.code);
+  }, 180_000);
+
+  it('runs canaries that quarantine exactly the broken example, kept out of the statistics, and shows the quarantine', async () => {
+    expect(canaryRun.code, canaryRun.stderr).toBe(0);
+    const metadata = metadataOf(CANARIES);
+    expect(metadata.canaries).toEqual({
+      rate: 1,
+      canaried_examples: 5,
+      quarantined: [{ example_id: 'atlantis', reasons: ['floor-scored'], oracle_reward: 1, floor_reward: 1, oracle_error: null }],
+    });
+    // The run's own rollouts only (5 examples x 2): the 10 canary rollouts are in canaries.jsonl, not in any number.
+    const records = readFileSync(join(root, CANARIES, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ResultRecord);
+    expect(records).toHaveLength(10);
+    expect(metadata.rollouts).toBe(10);
+    expect(metadata.avg_reward).toBe(0.2);
+    expect(records.filter((record) => record.quarantine).map((record) => `${record.example_id}#${record.rollout_index}`)).toEqual(['atlantis#0', 'atlantis#1']);
+    expect(
+      readFileSync(join(root, CANARIES, 'canaries.jsonl'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(5);
+
+    await page.goto(`${base}/#/run/${encodeURIComponent(CANARIES)}`);
+    await page.waitForSelector('[data-testid=quarantine]');
+    expect(await text('[data-testid=quarantine-head]')).toContain('5 examples checked, 1 quarantined');
+    expect(await page.locator('[data-testid=quarantined-example]').count()).toBe(1);
+    expect(await text('[data-testid=quarantined-example]')).toBe('atlantis: floor-scored · oracle 1.000 · empty answer 1.000');
+    expect(await text('[data-testid=run-rollouts]')).toBe('10');
+    await shoot('quarantine');
   }, 180_000);
 
   it('compares two runs: means side by side and the flipped examples', async () => {

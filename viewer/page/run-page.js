@@ -21,7 +21,9 @@ export function RunPage({ run }) {
   const metricNames = Object.keys(statistics.metricHistograms);
   return html`<section>
     <h1>${run} <span class=${`status status-${entry.status}`} data-testid="run-status">${entry.status}</span></h1>
-    <p class="muted">${[entry.env, entry.agent, entry.model, entry.started_at, metadata?.rollouts_per_example ? `r = ${metadata.rollouts_per_example}` : null].filter(Boolean).join(' · ')}</p>
+    <p class="muted">
+      ${[entry.env, entry.agent, entry.model, entry.started_at, metadata?.rollouts_per_example ? `r = ${metadata.rollouts_per_example}` : null].filter(Boolean).join(' · ')}
+    </p>
     ${
       badLines?.count > 0
         ? html`<div class="warning-box" data-testid="bad-lines">
@@ -30,6 +32,7 @@ export function RunPage({ run }) {
           </div>`
         : ''
     }
+    ${metadata?.canaries ? html`<${Quarantine} canaries=${metadata.canaries} />` : ''}
     <div class="cards">
       <div class="card"><b data-testid="run-rollouts">${count(summary.rollouts)}</b>rollouts</div>
       <div class="card"><b data-testid="run-errored">${count(summary.errored)}</b>errored</div>
@@ -39,7 +42,9 @@ export function RunPage({ run }) {
       <div class="card">
         <b data-testid="run-tokens">${summary.usage ? count(summary.usage.prompt_tokens + summary.usage.completion_tokens) : '–'}</b>tokens${
           summary.usage
-            ? html`<span class="muted">${`${count(summary.usage.prompt_tokens)} prompt (${count(summary.usage.cached_tokens ?? 0)} cached), ${count(summary.usage.completion_tokens)} completion`}</span>`
+            ? html`<span class="muted"
+                >${`${count(summary.usage.prompt_tokens)} prompt (${count(summary.usage.cached_tokens ?? 0)} cached), ${count(summary.usage.completion_tokens)} completion`}</span
+              >`
             : ''
         }
       </div>
@@ -112,11 +117,29 @@ export function RunPage({ run }) {
         ${
           statistics.groups
             ? html`<h2>Groups</h2>
-                <p data-testid="groups">${`${count(statistics.groups.count)} examples · mean reward std ${fixed(statistics.groups.meanStd)} · ${count(statistics.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) · ${count(statistics.groups.allErrored)} all errored`}</p>`
+                <p data-testid="groups">
+                  ${`${count(statistics.groups.count)} examples · mean reward std ${fixed(statistics.groups.meanStd)} · ${count(statistics.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) · ${count(statistics.groups.allErrored)} all errored`}
+                </p>`
             : ''
         }
       </section>
     </div>
     <${RolloutTable} run=${run} metrics=${metricNames} version=${version} errorCodes=${Object.keys(statistics.errorExamples)} />
   </section>`;
+}
+
+/** Live canaries (corral eval --canaries): the examples quarantined because their oracle failed or their empty answer scored. */
+function Quarantine({ canaries }) {
+  const quarantined = canaries.quarantined ?? [];
+  const head = `canaries at rate ${canaries.rate}: ${count(canaries.canaried_examples)} example${canaries.canaried_examples === 1 ? '' : 's'} checked, ${count(quarantined.length)} quarantined`;
+  if (quarantined.length === 0) return html`<p class="muted" data-testid="quarantine">${head}</p>`;
+  return html`<div class="warning-box" data-testid="quarantine">
+    <div data-testid="quarantine-head">${head} (their rollouts ran and are flagged; canary rollouts are not in these numbers)</div>
+    ${quarantined.map(
+      (item) =>
+        html`<div class="message" data-testid="quarantined-example" data-example=${item.example_id}>
+          <b>${item.example_id}</b>: ${item.reasons.join(', ')} · oracle ${fixed(item.oracle_reward, 3)} · empty answer ${fixed(item.floor_reward, 3)}
+        </div>`,
+    )}
+  </div>`;
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../config/load-config.js';
 import { CorralError } from '../../core/errors.js';
 import { environmentCache } from '../../environment-packages/environment-cache.js';
+import { taskFolderAt } from '../../environment-packages/task-folder.js';
 import { resolveEnvironment } from '../../environment-packages/resolve-environment.js';
 import { referenceAnswerAgent, chooseOracleName } from '../../environment-check/check-agents.js';
 import { formatReport } from '../../environment-check/format-report.js';
@@ -22,6 +23,7 @@ import { createAgent } from '../eval/agent-factory.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
 import { parseEnvironmentArgs } from '../eval/eval-options.js';
 import { loadModuleAgents } from '../eval/module-agents.js';
+import { checkTaskFolder } from './env-check-task-folder.js';
 
 const log = (line: string) => process.stderr.write(`[env check] ${line}\n`);
 
@@ -29,7 +31,7 @@ const checkOptionsSchema = z
   .object({
     json: z.boolean().default(false),
     oracle: z.string().optional(),
-    numExamples: z.coerce.number().int().positive().default(5),
+    numExamples: z.coerce.number().int().positive().optional(),
     concurrency: z.coerce.number().int().positive().default(4),
     margin: z.coerce.number().min(0).max(1).default(0.5),
     repeats: z.coerce.number().int().min(2).default(3),
@@ -40,8 +42,12 @@ const checkOptionsSchema = z
     corpus: z.array(z.string()).optional(),
     questions: z.string().optional(),
     dataset: z.string().optional(),
+    baseImageMap: z.string().optional(),
   })
   .strict();
+
+/** Examples an environment is checked on when -n is not given; a task folder is checked whole. */
+const DEFAULT_EXAMPLES = 5;
 
 type CheckOptions = z.output<typeof checkOptionsSchema>;
 
@@ -51,13 +57,13 @@ export function registerEnvCheckCommand(env: Command): void {
     .description(
       'check an environment before a run: oracle reaches the maximum, an empty answer scores below it, rewards are deterministic, no answer leaks, network is declared, tools and ids are in order',
     )
-    .argument('<env>', 'a built-in, an installed package name, or a module path')
+    .argument('<env>', 'a built-in, an installed package name, a module path, or a Harbor / Terminal-Bench task folder')
     .option('--json', 'print the versioned JSON report')
     .option(
       '--oracle <agent>',
       'the agent expected to score full marks (default: the module’s oracle|reference|solver|fixer, a built-in oracle, else the dataset’s reference answers)',
     )
-    .option('-n, --num-examples <n>', 'check the first n examples (default 5)')
+    .option('-n, --num-examples <n>', 'check the first n examples (default 5; every task of a task folder)')
     .option('-c, --concurrency <n>', 'rollouts at once (default 4)')
     .option('--margin <share>', 'the empty answer’s mean reward must sit below the oracle’s by this share of the maximum (default 0.5)')
     .option('--repeats <n>', 'score each oracle trajectory this many times (default 3)')
@@ -68,6 +74,7 @@ export function registerEnvCheckCommand(env: Command): void {
     .option('--corpus <path...>', 'wiki corpus paths (wiki environments)')
     .option('--questions <path>', 'questions file (wiki-search)')
     .option('--dataset <path>', 'dataset file (python-code)')
+    .option('--base-image-map <file>', 'task folders: JSON map of FROM images to local ones')
     .action(async (name: string, raw: Record<string, unknown>) => {
       const parsed = checkOptionsSchema.safeParse(raw);
       if (!parsed.success)
@@ -75,7 +82,20 @@ export function registerEnvCheckCommand(env: Command): void {
           'CFG_ERR_INVALID',
           `corral env check: ${parsed.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
         );
-      const report = await checkEnvironment(name, parsed.data);
+      const folder = taskFolderAt(name, Object.keys(builtInEnvironments));
+      const report =
+        folder === undefined
+          ? await checkEnvironment(name, parsed.data)
+          : await checkTaskFolder(
+              folder,
+              {
+                ...(parsed.data.numExamples === undefined ? {} : { numExamples: parsed.data.numExamples }),
+                concurrency: parsed.data.concurrency,
+                margin: parsed.data.margin,
+                ...(parsed.data.baseImageMap ? { baseImageMap: parsed.data.baseImageMap } : {}),
+              },
+              log,
+            );
       process.stdout.write(parsed.data.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (report.counts.error > 0) process.exitCode = 1;
     });
@@ -103,7 +123,7 @@ async function checkEnvironment(name: string, options: CheckOptions) {
       dataDir: config.data.dataDir,
       envArgs: environment.envArgs ?? {},
     });
-    return collectExamples(source, { limit: options.numExamples });
+    return collectExamples(source, { limit: options.numExamples ?? DEFAULT_EXAMPLES });
   };
   const examples = await loadExamples();
   const examplesAgain = await loadExamples();

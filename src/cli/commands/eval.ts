@@ -62,6 +62,10 @@ export function registerEvalCommand(program: Command): void {
     .option('--return-tokens', "ask the model server for token ids and logprobs (vLLM's logprobs + return_token_ids)")
     .option('--samples', 'write training samples to <run>/samples.jsonl at the end (implies --return-tokens; docs/training.md)')
     .option('--token-in', 'openai agent: render new messages with /tokenize and send token ids to /v1/completions (vLLM), one sample per rollout')
+    .option(
+      '--canaries <rate>',
+      'live canaries: this share of examples (0..1) also runs the oracle and an empty answer first; an example whose oracle fails or whose empty answer scores is quarantined (metadata.json, flagged records)',
+    )
     .option('--queue <redis-url>', 'run the rollouts on `corral worker` processes through this Redis instead of here (e.g. redis://10.0.0.5:6379)')
     .action(async (environmentArgument: string | undefined, rawOptions: Record<string, unknown>) => {
       const options = parseEvalOptions(rawOptions);
@@ -72,7 +76,13 @@ export function registerEvalCommand(program: Command): void {
           'CFG_ERR_INVALID',
           `--base-url ${options.baseUrl} without --model: name the model to call there (--model M), or drop --base-url to run a model-free agent`,
         );
-      if (isTerminalRun(environmentArgument, options)) {
+      const terminalRun = isTerminalRun(environmentArgument, options);
+      if (options.canaries !== undefined && (terminalRun || options.queue))
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `--canaries runs with the local executor only for now: drop ${terminalRun ? 'it for a terminal run (corral env check <task folder> checks oracle and nop)' : '--queue'}`,
+        );
+      if (terminalRun) {
         // Trials (here, or with --queue on `corral worker --env <task folder>`) instead of MCP episodes; the run
         // directory, resume, summary and exit statuses are this command's.
         const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);

@@ -7,6 +7,8 @@
 import type { DatasetSource } from '../../runner/contract/environment.js';
 import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
 import { openResultsFileSink } from '../../runner/run/results-file-sink.js';
+import type { CanaryOutcome, CanaryRunner } from '../../runner/run/canaries/canary-contract.js';
+import { canaryMetadata, readCanaries } from '../../runner/run/canaries/canary-file.js';
 import { runDriver } from '../../runner/run/run-driver.js';
 import { formatSummary, summarise, summaryMetadata } from '../../runner/run/run-summary.js';
 import { restateGroupStats } from '../../runner/scheduler/group-stats.js';
@@ -32,6 +34,8 @@ export interface EvalExecution {
   close: () => Promise<void>;
   /** After each group is in results.jsonl (the Harbor job layout of a terminal run). */
   afterGroup?: (records: readonly ResultRecord[]) => void | Promise<void>;
+  /** Live canaries (--canaries RATE): run by the driver before each canaried example's group, kept in canaries.jsonl. */
+  canaries?: { runner: CanaryRunner; rate: number };
 }
 
 export interface EvalFlowOptions extends EvalExecution {
@@ -52,7 +56,13 @@ export interface EvalFlowOptions extends EvalExecution {
 /** Runs the whole flow and returns the exit status (src/cli/eval/eval-exit.ts). */
 export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
   const { options, log } = flow;
-  const metadataNow = () => ({ ...flow.metadata, ...flow.extraMetadata?.() });
+  // The quarantine list rides on metadata.json (canaries.jsonl holds the canary records); a resume reads it back.
+  const canaryOutcomes = flow.canaries ? readCanaries(flow.directory) : undefined;
+  const metadataNow = () => ({
+    ...flow.metadata,
+    ...flow.extraMetadata?.(),
+    ...(flow.canaries && canaryOutcomes ? canaryMetadata(flow.canaries.rate, canaryOutcomes) : {}),
+  });
   let sink: ReturnType<typeof openResultsFileSink>;
   try {
     sink = openResultsFileSink({
@@ -60,6 +70,14 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
       metadata: metadataNow,
       plannedRollouts: flow.plannedRollouts,
       ...(flow.afterGroup ? { afterGroup: flow.afterGroup } : {}),
+      ...(canaryOutcomes
+        ? {
+            onCanary: (outcome: CanaryOutcome) => {
+              canaryOutcomes.set(outcome.example_id, outcome);
+              if (outcome.quarantine) log(`quarantined ${outcome.example_id}: ${outcome.quarantine.reasons.join(', ')} (its rollouts still run, flagged)`);
+            },
+          }
+        : {}),
       log,
     });
   } catch (error) {
@@ -99,6 +117,7 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
       ...(options.maxErrors === undefined ? {} : { maxErrorsAsGiven: options.maxErrors }),
       heartbeatMs: Math.max(1, options.progressInterval) * 1000,
       onProgress: (progress) => display.update(progress),
+      ...(flow.canaries ? { canaries: flow.canaries.runner } : {}),
       log,
     });
   } finally {

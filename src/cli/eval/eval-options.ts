@@ -43,6 +43,8 @@ const evalOptionsSchema = z
     samples: z.boolean().default(false),
     /** Token-in mode: /tokenize the new messages, send token ids to /v1/completions (implies --return-tokens). */
     tokenIn: z.boolean().default(false),
+    /** Live canaries: the share of examples (0 < RATE <= 1) that get an oracle and a floor rollout before their group. */
+    canaries: z.coerce.number().gt(0, 'a share of the examples above 0 (e.g. 0.1), at most 1').max(1).optional(),
   })
   .passthrough();
 

@@ -9,6 +9,7 @@ import { openEnvironmentTools } from './environment-tools.js';
 import type { PreparedRun } from './prepare-run.js';
 import { runMetadata } from './run-metadata.js';
 import { recordingToolSchemas } from './tool-schemas.js';
+import { setUpCanaries } from './canary-setup.js';
 
 export async function localEvaluation(run: PreparedRun, options: EvalOptions, startedAt: number, log: (line: string) => void): Promise<EvalExecution> {
   const { command, environment, agent, examples } = run;
@@ -25,13 +26,20 @@ export async function localEvaluation(run: PreparedRun, options: EvalOptions, st
     rollouts,
     ...(command.seed === null ? {} : { seed: command.seed }),
   });
+  // A resumed run keeps the rate it started with unless --canaries gives one.
+  const storedRate = (run.previous?.['canaries'] as { rate?: unknown } | undefined)?.rate;
+  const rate = options.canaries ?? (typeof storedRate === 'number' ? storedRate : undefined);
+  const canaries = rate === undefined ? undefined : setUpCanaries({ environment, rollouts, moduleAgents: run.moduleAgents, rate, log });
+  const canaryLine = canaries ? `, canaries ${rate} (oracle ${canaries.oracle.name}, floor ${canaries.floor.name})` : '';
   return {
     executor,
     metadata,
-    describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}`,
+    describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}${canaryLine}`,
     cancelling: 'finishing in-flight rollouts and releasing sandboxes',
+    ...(canaries ? { canaries: { runner: canaries.runner, rate: canaries.rate } } : {}),
     close: async () => {
       await agent.close?.().catch(() => undefined);
+      await canaries?.oracle.close?.().catch(() => undefined);
       await runtime.close();
     },
   };

@@ -15,6 +15,7 @@ import type { EnvironmentSource } from '../../environment-packages/environment-s
 import { resolveEnvironment } from '../../environment-packages/resolve-environment.js';
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
+import { refuseAgentWithoutReplies } from '../../runner/scheduler/environment-replies.js';
 import { agentsFor, chooseAgentName, createAgent } from './agent-factory.js';
 import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
@@ -94,6 +95,8 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     moduleAgents,
     log,
   );
+  // Before anything opens: an environment that answers turns needs an agent that continues after its reply.
+  refuseAgentWithoutReplies(environment, agent);
   const envArgs = stored?.env_args ?? {
     corpus: given.env_args?.corpus ?? null,
     questions: given.env_args?.questions ?? null,

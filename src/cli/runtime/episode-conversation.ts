@@ -17,7 +17,6 @@ import type { Environment } from '../../runner/contract/environment.js';
 import type { EnvironmentRollout } from '../../runner/contract/environment-rollout.js';
 import type { ChatMessage, ToolCallRequest } from '../../runner/trajectory/messages.js';
 import { TrajectoryRecorder } from '../../runner/trajectory/trajectory-recorder.js';
-import { askEnvironment } from './episode-environment-reply.js';
 
 type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
@@ -99,18 +98,21 @@ export class EpisodeConversation {
       added.push(...(await executeToolCalls({ recorder, tools: rollout.tools, calls, turn, abortSignal })));
     } else {
       recorder.answer(answerWithoutReasoning(message.content ?? ''));
-      if (!environment.respond) reason = 'answered';
+      if (!rollout.responds) reason = 'answered';
       // A predicate over the answer (answerParses) ends the episode before the environment is asked.
       else if (rollout.shouldStop(recorder.snapshot())) reason = 'stopped';
       else {
         // respond sees the conversation as recorded (the prompt, then the completion, reasoning included), as in a rollout.
-        const reply = await askEnvironment(environment, rollout, { messages: [...this.prompt, ...recorder.snapshot().completion], turn, abortSignal });
-        if (reply.done) [reason, environmentReason] = ['done', reply.reason];
-        else
-          for (const next of reply.messages) {
-            recorder.message(next);
-            added.push(next);
-          }
+        const messages = [...this.prompt, ...recorder.snapshot().completion];
+        const reply = await rollout.respond({ messages, turn }, { abortSignal });
+        recorder.userCalls(reply.userCalls);
+        if (reply.done) {
+          recorder.environmentDone(turn, reply.reason);
+          [reason, environmentReason] = ['done', reply.reason];
+        } else {
+          recorder.environmentReply(reply.messages, turn);
+          added.push(...reply.messages);
+        }
       }
     }
     this.messages.push(...added);
@@ -124,7 +126,7 @@ export class EpisodeConversation {
     const startedAt = performance.now();
     const score = await this.rollout.score({ trajectory: this.recorder.snapshot() }, { abortSignal }).catch(throwAsRubricFailure);
     this.recorder.event({ type: 'score', durationMs: performance.now() - startedAt, reward: score.reward });
-    this.recorder.finish(reason === 'done' ? 'answered' : reason);
+    this.recorder.finish(reason);
     this.ending = { reason, environmentReason, reward: score.reward, metrics: score.metrics, answer: score.answer };
     return this.ending;
   }

@@ -11,6 +11,7 @@ import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-p
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import type { Agent } from '../../runner/agents/agent.js';
 import { createOpenAIAgent } from '../eval/agent-factory.js';
+import { setUpCanaries } from '../eval/canary-setup.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
@@ -134,7 +135,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         model: agent.model,
         numExamples: examples.length,
         rolloutsPerExample,
-        async run({ abortSignal, onGroup }) {
+        async run({ abortSignal, onGroup, onQuarantine }) {
           const records: ResultRecord[] = [];
           const tally = emptySampleTally();
           const warnOnce = tokenDataWarning((message) => log?.warn({ code: 'SAMPLES_TOKENS_MISSING' }, message));
@@ -155,6 +156,12 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
           const executor = options.queuedExecutor
             ? await options.queuedExecutor({ environment, request, plannedRollouts: examples.length * rolloutsPerExample })
             : localExecutor({ environment, agent, rollouts, ...(request.seed === undefined ? {} : { seed: request.seed }) });
+          // Canaries run here, with the oracle and floor agents, whichever executor runs the request's own rollouts.
+          const canaries =
+            request.canaries === undefined
+              ? undefined
+              : setUpCanaries({ environment, rollouts, moduleAgents: {}, rate: request.canaries, log: () => undefined });
+          const canaried = { examples: 0, quarantined: [] as string[] };
           await runDriver({
             task: environment.name,
             examples,
@@ -162,11 +169,25 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             concurrency,
             executor,
             // The HTTP sink: each whole group goes to the NDJSON stream; a request never resumes, so nothing exists before.
-            sink: { existing: [], writeGroup: collect },
+            sink: {
+              existing: [],
+              writeGroup: collect,
+              writeCanary: (outcome) => {
+                canaried.examples += 1;
+                if (!outcome.quarantine) return;
+                canaried.quarantined.push(outcome.example_id);
+                onQuarantine?.({ ...outcome.quarantine });
+              },
+            },
             abortSignal,
+            ...(canaries ? { canaries: canaries.runner } : {}),
             log: (line) => log?.warn({}, line),
           });
-          return { ...rolloutRunStats(records), ...(request.samples ? { samples: { ...tally } } : {}) };
+          return {
+            ...rolloutRunStats(records),
+            ...(request.samples ? { samples: { ...tally } } : {}),
+            ...(canaries ? { canaries: { canaried_examples: canaried.examples, quarantined: canaried.quarantined } } : {}),
+          };
         },
       };
     },

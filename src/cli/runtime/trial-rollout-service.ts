@@ -48,6 +48,11 @@ export function withTrialRollouts(environments: RolloutService, options: TrialRo
       const folder = folderByName.get(request.env);
       if (folder === undefined) return environments.prepare(request, context);
       if (request.examples) throw invalidField('examples', `${request.env} is a task folder: name its tasks with example_ids (inline examples are not tasks)`);
+      if (request.canaries !== undefined)
+        throw invalidField(
+          'canaries',
+          `${request.env} is a task folder: canaries run for environments only (corral env check <task folder> checks oracle and nop)`,
+        );
       const dataset = await loadTaskDataset(folder);
       const examples = selectTasks(dataset.tasks.map(taskExample), request);
       await policy.assertAllowed(new URL(request.model.base_url));

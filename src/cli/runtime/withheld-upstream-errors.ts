@@ -13,6 +13,8 @@ export function withheldUpstreamErrors(agent: Agent, onWithheld: (error: CorralE
     name: agent.name,
     model: agent.model,
     samplingArgs: agent.samplingArgs,
+    // The wrapper continues a conversation exactly when the agent does (environments that answer turns need it).
+    ...(agent.takesEnvironmentReplies ? { takesEnvironmentReplies: true } : {}),
     async run(input) {
       try {
         await agent.run(input);

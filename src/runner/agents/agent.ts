@@ -6,6 +6,7 @@
  */
 import type { Example } from '../contract/environment.js';
 import type { ToolAccess } from '../contract/tool-access.js';
+import type { ChatMessage } from '../trajectory/messages.js';
 import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import type { AgentSandbox, AgentSandboxNeeds } from './agent-sandbox.js';
 
@@ -25,9 +26,19 @@ export interface AgentRunInput {
    * ENV_ERR_STOP_PREDICATE_FAILED when a predicate throws.
    */
   shouldStop?: () => boolean;
+  /**
+   * Present when the environment answers turns itself (`respond`). The agent calls it after each assistant turn that
+   * called no tool, instead of ending at that answer: `done` ends the rollout (the environment said so, or a stop
+   * predicate holds); otherwise `messages` (already recorded in the trajectory) join the agent's conversation and it
+   * takes its next turn, up to maxTurns. Throws ENV_ERR_RESPOND_FAILED when respond fails (let it propagate).
+   */
+  environmentReply?: () => Promise<AgentEnvironmentTurn>;
   /** The rollout's own sandbox, for agents that declare sandboxNeeds (they run inside it); absent for the others. */
   sandbox?: AgentSandbox;
 }
+
+/** What environmentReply hands back: the episode is over, or the environment's messages to continue with. */
+export type AgentEnvironmentTurn = { readonly done: true } | { readonly done: false; readonly messages: readonly ChatMessage[] };
 
 export interface Agent {
   readonly name: string;
@@ -45,6 +56,12 @@ export interface Agent {
    * only through the tools.
    */
   sandboxNeeds?(): Promise<AgentSandboxNeeds>;
+  /**
+   * True when the agent holds the conversation itself and continues it after the environment's reply (it calls
+   * AgentRunInput.environmentReply). An environment with `respond` refuses other agents (CLI agents, model-free
+   * agents) before the first rollout with ENV_ERR_REPLIES_UNSUPPORTED.
+   */
+  readonly takesEnvironmentReplies?: boolean;
   run(input: AgentRunInput): Promise<void>;
   /** Releases what the agent holds across rollouts (a CLI agent's proxy listener); called once after the run. */
   close?(): Promise<void>;

@@ -4,11 +4,19 @@
  * simulated users are written this way; an environment without `respond` ends at the first answer as before.
  */
 import type { ChatMessage } from '../trajectory/messages.js';
+import type { UserModelCall } from '../trajectory/trajectory.js';
 import type { RolloutContext } from './rollout-context.js';
 
-/** What `respond` returns: more user turns (a string is one user message), or the end of the episode. */
-export type EnvironmentReply =
-  { readonly done?: false; readonly messages: string | readonly ChatMessage[] } | { readonly done: true; readonly reason?: string };
+export type { UserModelCall };
+
+/**
+ * What `respond` returns: more user turns (a string is one user message; user or system messages only), or the
+ * end of the episode with an optional reason (recorded on the trajectory's environment-done event). `userCalls`:
+ * the model calls made to produce it, when respond is a second model (simulatedUser fills it).
+ */
+export type EnvironmentReply = (
+  { readonly done?: false; readonly messages: string | readonly ChatMessage[] } | { readonly done: true; readonly reason?: string }
+) & { readonly userCalls?: readonly UserModelCall[] };
 
 /** What `respond` sees: the rollout's context plus the conversation so far (system prompt and prompt included). */
 export interface RespondContext<State = Record<string, unknown>, Args = Record<string, unknown>> extends RolloutContext<State, Args> {

@@ -9,6 +9,7 @@ import type { RubricScore } from '../rubrics/rubric.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 import type { Trajectory } from '../trajectory/trajectory.js';
 import type { Example } from './environment.js';
+import type { UserModelCall } from './environment-reply.js';
 import type { EnvironmentSandbox } from './rollout-context.js';
 import type { ToolSession } from './tool-session.js';
 
@@ -16,6 +17,11 @@ export interface EnvironmentScore extends RubricScore {
   /** The parsed final answer text the rubric saw (results' final_answer). */
   answer: string | null;
 }
+
+/** An EnvironmentReply after checking: messages as a list of user/system messages, the reason null when none was given. */
+export type CheckedEnvironmentReply = (
+  { readonly done: true; readonly reason: string | null } | { readonly done: false; readonly messages: readonly ChatMessage[] }
+) & { readonly userCalls: readonly UserModelCall[] };
 
 export interface EnvironmentRollout<State = unknown> {
   readonly example: Example;
@@ -33,6 +39,14 @@ export interface EnvironmentRollout<State = unknown> {
   runSetup(options?: { abortSignal?: AbortSignal }): Promise<void>;
   /** True when a stop predicate holds over `trajectory`. A predicate that throws raises ENV_ERR_STOP_PREDICATE_FAILED. */
   shouldStop(trajectory: Trajectory): boolean;
+  /** True when the environment answers turns itself (it has `respond`). */
+  readonly responds: boolean;
+  /**
+   * The environment's reply after an assistant turn without tool calls, checked. Without `respond`: done, reason null.
+   * Throws ENV_ERR_RESPOND_FAILED (boundary 'environment') when respond throws or returns something else than an
+   * EnvironmentReply; sandbox faults (SBX_, POOL_) as they are.
+   */
+  respond(input: { messages: readonly ChatMessage[]; turn: number }, options?: { abortSignal?: AbortSignal }): Promise<CheckedEnvironmentReply>;
   /**
    * Scores with the environment's rubric against the same sandbox, after reading the answer with its parser. Given a
    * completion alone (episode API), the trajectory is that completion as the last assistant message.

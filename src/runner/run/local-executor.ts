@@ -3,6 +3,7 @@ import type { Agent } from '../agents/agent.js';
 import type { Environment } from '../contract/environment.js';
 import type { EnvironmentRolloutFactory } from '../contract/environment-rollout.js';
 import type { ToolSessionFactory } from '../contract/tool-session.js';
+import { refuseAgentWithoutReplies } from '../scheduler/environment-replies.js';
 import { runRollout } from '../scheduler/run-rollout.js';
 import { toolSessionRollouts } from '../scheduler/tool-session-rollouts.js';
 import type { RolloutExecutor } from './rollout-executor.js';
@@ -18,6 +19,8 @@ export interface LocalExecutorOptions {
 }
 
 export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
+  // An environment that answers turns needs an agent that continues after a reply: refused here, before any rollout.
+  refuseAgentWithoutReplies(options.environment, options.agent);
   // Refuses, before any rollout, an environment whose own tools or hooks a bare tool session cannot serve.
   const rollouts = options.rollouts ?? toolSessionRollouts(options.environment, options.tools!);
   return {

@@ -4,6 +4,7 @@
  * already written, so resume keys are read in one place.
  */
 import type { ResultRecord } from '../trajectory/result-record.js';
+import type { CanaryOutcome } from './canaries/canary-contract.js';
 import type { RunProgress } from './run-progress.js';
 
 export interface RecordSink {
@@ -13,4 +14,6 @@ export interface RecordSink {
   writeGroup(records: ResultRecord[]): void | Promise<void>;
   /** On the driver's heartbeat timer and after every group, so a long rollout never looks stalled. */
   heartbeat?(progress: RunProgress): void;
+  /** A canaried example's oracle and floor records and verdict (canaries/): never part of a group. */
+  writeCanary?(outcome: CanaryOutcome): void | Promise<void>;
 }

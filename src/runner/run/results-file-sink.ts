@@ -7,6 +7,8 @@
 import type { ResultRecord } from '../trajectory/result-record.js';
 import { ResultsWriter } from '../trajectory/results-writer.js';
 import type { RecordSink } from './record-sink.js';
+import type { CanaryOutcome } from './canaries/canary-contract.js';
+import { appendCanary } from './canaries/canary-file.js';
 import type { RunProgress } from './run-progress.js';
 
 export interface ResultsFileSinkOptions {
@@ -17,6 +19,8 @@ export interface ResultsFileSinkOptions {
   plannedRollouts: number;
   /** After each group is in results.jsonl. A throw is logged; the group stays written. */
   afterGroup?: (records: readonly ResultRecord[]) => void | Promise<void>;
+  /** Live canaries: each outcome is appended to canaries.jsonl (never results.jsonl), then handed here. */
+  onCanary?: (outcome: CanaryOutcome) => void;
   log: (line: string) => void;
 }
 
@@ -38,6 +42,14 @@ export function openResultsFileSink(options: ResultsFileSinkOptions): ResultsFil
         options.log(`after writing a group of ${records[0]?.example_id ?? '?'}: ${(error as Error).message}`);
       }
     },
+    ...(options.onCanary
+      ? {
+          writeCanary(outcome: CanaryOutcome) {
+            appendCanary(options.directory, outcome);
+            options.onCanary!(outcome);
+          },
+        }
+      : {}),
     heartbeat(progress: RunProgress) {
       writeRunningMetadata(
         writer,

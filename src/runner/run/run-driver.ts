@@ -16,6 +16,7 @@ import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
 import { erroredRecord } from './errored-record.js';
 import type { RecordSink } from './record-sink.js';
 import type { RolloutExecutor } from './rollout-executor.js';
+import type { CanaryRunner, Quarantine } from './canaries/canary-contract.js';
 import { type RunProgress, countRecord, emptyProgress } from './run-progress.js';
 
 export interface RunDriverOptions {
@@ -40,6 +41,11 @@ export interface RunDriverOptions {
   heartbeatMs?: number;
   onProgress?: (progress: RunProgress) => void;
   log?: (line: string) => void;
+  /**
+   * Live canaries (canaries/): before an example's group runs, the oracle and floor pair runs in one of the run's
+   * slots; the outcome goes to sink.writeCanary, and a quarantine flags every record of the group. Never counted.
+   */
+  canaries?: CanaryRunner;
 }
 
 export interface RunOutcome {
@@ -61,6 +67,7 @@ interface Group {
   indices: number[];
   records: ResultRecord[];
   earlier: readonly ResultRecord[];
+  quarantine?: Quarantine;
 }
 
 export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> {
@@ -107,7 +114,8 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
     }
     if (group.records.length < group.indices.length) return;
     const members = [...group.earlier, ...group.records];
-    const records = group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...each, group: groupFieldFor(each, members) }));
+    const flag = group.quarantine ? { quarantine: group.quarantine } : {};
+    const records = group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...each, group: groupFieldFor(each, members), ...flag }));
     await options.sink.writeGroup(records);
     heartbeat();
     await options.executor.written?.(records.map((each) => resultKey(each.example_id, each.rollout_index)));
@@ -115,6 +123,24 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
 
   const startGroup = async (group: Group) => {
     if (group.indices.length === 0) return;
+    const canaries = options.canaries;
+    if (!canaries) return scheduleRollouts(group);
+    queue
+      .add(async () => {
+        try {
+          const outcome = controller.signal.aborted ? undefined : await canaries.check(group.example, controller.signal);
+          if (outcome?.quarantine) group.quarantine = outcome.quarantine;
+          if (outcome) await options.sink.writeCanary?.(outcome);
+        } catch (error) {
+          // A canary that cannot run or be written never costs the example its rollouts.
+          options.log?.(`canaries of ${group.example.id}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        await scheduleRollouts(group);
+      })
+      .catch((error: unknown) => options.log?.(`could not start the group of ${group.example.id}: ${error instanceof Error ? error.message : String(error)}`));
+  };
+
+  const scheduleRollouts = async (group: Group) => {
     await options.executor.plan?.(group.example, group.indices.length);
     for (const rolloutIndex of group.indices)
       queue

@@ -1,6 +1,7 @@
 /**
  * Over results.jsonl records, for metadata.json (vf-eval's avg_reward, avg_<metric>, plus corral's counts) and
- * the summary table: errors by code with one sample message each, truncations, token totals and pass@k.
+ * the summary table: errors by code with one sample message each, truncations, token totals (a simulated user's
+ * apart from the agent's) and pass@k.
  */
 import type { TokenUsage } from '../trajectory/messages.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
@@ -18,6 +19,8 @@ export interface RunSummary {
   errorSamples: Record<string, string>;
   /** Summed over every rollout that reported usage; null when none did. */
   usage: TokenUsage | null;
+  /** Simulated users' model calls (user_usage), summed apart from the agents'; null when no rollout had any. */
+  userUsage: TokenUsage | null;
   passAtK: Record<string, number> | null;
 }
 
@@ -40,19 +43,20 @@ export function summarise(records: readonly ResultRecord[], rolloutsPerExample =
     metrics: Object.fromEntries(Object.entries(metricSums).map(([name, sum]) => [name, sum / scored.length])),
     errorsByCode,
     errorSamples,
-    usage: totalUsage(records),
+    usage: totalUsage(records.map((record) => record.usage)),
+    userUsage: totalUsage(records.map((record) => record.user_usage ?? null)),
     passAtK: passAtKByK(records, rolloutsPerExample),
   };
 }
 
-function totalUsage(records: readonly ResultRecord[]): TokenUsage | null {
+function totalUsage(usages: readonly (TokenUsage | null)[]): TokenUsage | null {
   let total: TokenUsage | null = null;
-  for (const record of records) {
-    if (!record.usage) continue;
+  for (const usage of usages) {
+    if (!usage) continue;
     total ??= { prompt_tokens: 0, completion_tokens: 0 };
-    total.prompt_tokens += record.usage.prompt_tokens;
-    total.completion_tokens += record.usage.completion_tokens;
-    if (record.usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + record.usage.cached_tokens;
+    total.prompt_tokens += usage.prompt_tokens;
+    total.completion_tokens += usage.completion_tokens;
+    if (usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
   }
   return total;
 }
@@ -68,6 +72,7 @@ export function summaryMetadata(summary: RunSummary): Record<string, unknown> {
     errors_by_code: summary.errorsByCode,
     error_samples: summary.errorSamples,
     usage: summary.usage,
+    ...(summary.userUsage ? { user_usage: summary.userUsage } : {}),
     pass_at_k: summary.passAtK,
   };
 }
@@ -86,6 +91,9 @@ export function formatSummary(summary: RunSummary, directory: string): string {
     ...Object.entries(summary.passAtK ?? {}).map(([k, value]): [string, string] => [`pass@${k}`, value.toFixed(4)]),
     ...(usage
       ? [['tokens', `${usage.prompt_tokens} prompt (${usage.cached_tokens ?? '?'} cached), ${usage.completion_tokens} completion`] as [string, string]]
+      : []),
+    ...(summary.userUsage
+      ? [['user tokens', `${summary.userUsage.prompt_tokens} prompt, ${summary.userUsage.completion_tokens} completion`] as [string, string]]
       : []),
     ...Object.entries(summary.errorsByCode).map(([code, count]): [string, string] => [
       `error ${code}`,

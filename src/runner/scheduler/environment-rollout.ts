@@ -1,7 +1,7 @@
 /**
- * The runner half of an EnvironmentRollout: state, setup, stop check, scoring and cleanup over a tool session
- * and a sandbox that the serving side opened (cli/runtime/environment-rollouts.ts). Keeps the ordering rules in
- * one place for corral eval, POST /v1/rollouts and the episode API: setup once before the first turn, cleanup
+ * The runner half of an EnvironmentRollout: state, setup, stop check, the environment's replies, scoring and cleanup
+ * over a tool session and a sandbox that the serving side opened (cli/runtime/environment-rollouts.ts). Keeps the
+ * ordering rules in one place for corral eval, POST /v1/rollouts and the episode API: setup once before the first turn, cleanup
  * once and always, the sandbox released last.
  */
 import { CorralError } from '../../core/errors.js';
@@ -13,6 +13,7 @@ import type { ToolSession } from '../contract/tool-session.js';
 import { scoreRubric } from '../rubrics/rubric.js';
 import type { ChatMessage } from '../trajectory/messages.js';
 import type { Trajectory } from '../trajectory/trajectory.js';
+import { callRespond } from './environment-respond.js';
 
 /** Cleanup gets this long whatever happened to the rollout. */
 export const CLEANUP_TIMEOUT_MS = 60_000;
@@ -65,6 +66,10 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
     runSetup(options = {}) {
       setup ??= runHook(environment, 'setup', context(options.abortSignal));
       return setup;
+    },
+    responds: environment.respond !== undefined,
+    respond({ messages, turn }, options = {}) {
+      return callRespond(environment, { ...context(options.abortSignal), messages, turn });
     },
     shouldStop(trajectory) {
       for (const predicate of environment.stopWhen) {

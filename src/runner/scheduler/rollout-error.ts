@@ -1,11 +1,12 @@
 import { CorralError } from '../../core/errors.js';
 import type { FailureBoundary, RolloutFailure } from '../trajectory/trajectory.js';
 
-/** The environment's own code failed: its hooks, state() or stop predicates (dataset errors keep the caller's boundary). */
+/** The environment's own code failed: its hooks, state(), stop predicates or respond (dataset errors keep the caller's boundary). */
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set([
   'ENV_ERR_SETUP_FAILED',
   'ENV_ERR_CLEANUP_FAILED',
   'ENV_ERR_STOP_PREDICATE_FAILED',
+  'ENV_ERR_RESPOND_FAILED',
   'ENV_ERR_INVALID_ARGS',
   // A model-free agent the environment module ships, using the agent API wrongly.
   'AGENT_ERR_MISUSE',

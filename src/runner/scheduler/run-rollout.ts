@@ -1,6 +1,7 @@
 /**
  * One rollout: open the environment rollout (its tools and, lazily, a fresh sandbox), run its setup, let the agent
- * work until it answers, a stop predicate holds or maxTurns, score with the rubric, then cleanup and close.
+ * work until it answers (or, in an environment that answers turns, until its reply says done), a stop predicate
+ * holds or maxTurns, score with the rubric, then cleanup and close.
  * Never throws: every failure becomes data on the record, blamed on one boundary. A failing setup errors the
  * rollout (boundary 'environment') and the agent never runs. close() runs in `finally`, so cleanup always runs and
  * cancellation and crashes release the sandbox.
@@ -15,6 +16,7 @@ import type { ResultRecord } from '../trajectory/result-record.js';
 import type { TurnTokens } from '../trajectory/messages.js';
 import { TRAJECTORY_VERSION } from '../trajectory/trajectory.js';
 import { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
+import { type ReplyEnding, environmentReplyOf } from './environment-replies.js';
 import { describeFailure } from './rollout-error.js';
 import { toolSessionRollouts } from './tool-session-rollouts.js';
 
@@ -41,6 +43,8 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   let score: { reward: number; metrics: Record<string, number>; answer: string | null } | null = null;
   let rollout: EnvironmentRollout | undefined;
   let stopped = false;
+  let replyEnding: ReplyEnding | null = null;
+  const prompt = agentPromptMessages(environment.systemPrompt, example);
   try {
     const factory = input.rollouts ?? toolSessionRollouts(environment, input.tools!);
     rollout = await factory.open({ example, abortSignal });
@@ -65,6 +69,9 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
           rolloutIndex: input.rolloutIndex,
           seed: input.seed,
           ...(environment.stopWhen.length > 0 ? { shouldStop: () => (stopped = opened.shouldStop(recorder.snapshot())) } : {}),
+          ...(opened.responds
+            ? { environmentReply: environmentReplyOf({ rollout: opened, recorder, prompt, abortSignal, onEnd: (ending) => (replyEnding = ending) }) }
+            : {}),
           // An agent that runs inside the sandbox gets the rollout's own: the one its tools, hooks and rubric use.
           ...(agent.sandboxNeeds ? { sandbox: { session: opened.sandbox, socketsDirectory: opened.agentSocketsDirectory ?? null } } : {}),
         });
@@ -101,11 +108,14 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
       : 'errored'
     : recorder.snapshot().truncated
       ? 'truncated'
-      : stopped
+      : stopped || replyEnding === 'stopped'
         ? 'stopped'
-        : recorder.snapshot().answer === null
-          ? 'max-turns'
-          : 'answered';
+        : replyEnding === 'done'
+          ? 'done'
+          : // An environment that answers turns was not ended by its reply: the agent ran out of turns.
+            environment.respond !== undefined || recorder.snapshot().answer === null
+            ? 'max-turns'
+            : 'answered';
   const trajectory = recorder.finish(reason);
   const metrics = score?.metrics ?? {};
   return {
@@ -114,7 +124,7 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     example_id: example.id,
     rollout_index: input.rolloutIndex,
     task: environment.name,
-    prompt: agentPromptMessages(environment.systemPrompt, example),
+    prompt,
     completion: trajectory.completion,
     answer: example.answer ?? null,
     final_answer: score ? score.answer : trajectory.answer,
@@ -129,6 +139,7 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     tokens: hasTokenData(trajectory.tokens) ? trajectory.tokens : null,
     truncated: trajectory.truncated === true,
     usage: trajectory.usage ?? null,
+    ...(trajectory.userCalls && trajectory.userCalls.length > 0 ? { user_calls: trajectory.userCalls, user_usage: trajectory.userUsage ?? null } : {}),
     attempts: 1,
   };
 }

@@ -3,7 +3,7 @@
  * task, info, reward, one key per metric) plus corral's own fields (timings, error, tokens, group statistics).
  */
 import type { ChatMessage, TokenUsage, TurnTokens } from './messages.js';
-import type { RolloutFailure, ToolCallTiming, TrajectoryEvent } from './trajectory.js';
+import type { RolloutFailure, ToolCallTiming, TrajectoryEvent, UserModelCall } from './trajectory.js';
 import { TRAJECTORY_VERSION } from './trajectory.js';
 
 export interface ResultRecord {
@@ -32,7 +32,15 @@ export interface ResultRecord {
   truncated: boolean;
   /** Token counts the endpoint reported, summed over the rollout; null when it reported none. */
   usage: TokenUsage | null;
+  /**
+   * The environment's own model calls (a simulated user: docs/environments.md), absent when it made none; their
+   * cost is `user_usage`, never counted in `usage` and never in training samples.
+   */
+  user_calls?: UserModelCall[];
+  user_usage?: TokenUsage | null;
   attempts: number;
+  /** Set when live canaries quarantined the example (runner/run/canaries/): its oracle failed or its floor scored. */
+  quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
 }

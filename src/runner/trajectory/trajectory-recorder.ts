@@ -2,7 +2,7 @@
 import { CorralError } from '../../core/errors.js';
 import type { ToolAccess, ToolOutcome } from '../contract/tool-access.js';
 import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './messages.js';
-import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent } from './trajectory.js';
+import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent, UserModelCall } from './trajectory.js';
 
 export class TrajectoryRecorder {
   private readonly trajectory: Trajectory = {
@@ -15,6 +15,8 @@ export class TrajectoryRecorder {
     failure: null,
     truncated: false,
     usage: null,
+    userCalls: [],
+    userUsage: null,
   };
   private readonly startedAt = performance.now();
 
@@ -64,6 +66,28 @@ export class TrajectoryRecorder {
     total.prompt_tokens += usage.prompt_tokens;
     total.completion_tokens += usage.completion_tokens;
     if (usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
+  }
+
+  /** The environment's reply after `turn`: its messages join the completion, marked by an environment-reply event. */
+  environmentReply(messages: readonly ChatMessage[], turn: number): void {
+    this.event({ type: 'environment-reply', turn, messageIndex: this.trajectory.completion.length, count: messages.length });
+    this.trajectory.completion.push(...messages);
+  }
+
+  /** The environment's respond ended the episode after `turn`. */
+  environmentDone(turn: number, reason: string | null): void {
+    this.event({ type: 'environment-done', turn, reason });
+  }
+
+  /** A simulated user's model calls: kept apart from the agent's (never in completion, tokens or usage). */
+  userCalls(calls: readonly UserModelCall[]): void {
+    for (const call of calls) {
+      this.trajectory.userCalls!.push(call);
+      if (!call.usage) continue;
+      const total = (this.trajectory.userUsage ??= { prompt_tokens: 0, completion_tokens: 0 });
+      total.prompt_tokens += call.usage.prompt_tokens;
+      total.completion_tokens += call.usage.completion_tokens;
+    }
   }
 
   /** The model hit its token limit on this turn (finish_reason "length"). */

@@ -25,13 +25,31 @@ export type TrajectoryEvent =
   | { type: 'tool-result'; atMs: number; callId: string; durationMs: number; isError: boolean }
   | { type: 'tool-error'; atMs: number; callId: string; durationMs: number; code: string; message: string }
   | { type: 'score'; atMs: number; durationMs: number; reward: number }
+  /** The environment's reply after `turn`: completion[messageIndex .. messageIndex + count) are its messages, not the model's. */
+  | { type: 'environment-reply'; atMs: number; turn: number; messageIndex: number; count: number }
+  /** The environment's respond ended the episode after `turn`, with the reason it gave (null: none). */
+  | { type: 'environment-done'; atMs: number; turn: number; reason: string | null }
   | { type: 'episode-end'; atMs: number; reason: EpisodeEndReason };
 
 /**
  * 'truncated': the model's last reply stopped at its token limit (finish_reason "length"); 'stopped': one of the
- * environment's stop predicates held after a turn.
+ * environment's stop predicates held after a turn; 'done': the environment's respond ended the episode (its reason is
+ * on the environment-done event).
  */
-export type EpisodeEndReason = 'answered' | 'truncated' | 'max-turns' | 'stopped' | 'errored' | 'cancelled';
+export type EpisodeEndReason = 'answered' | 'truncated' | 'max-turns' | 'stopped' | 'done' | 'errored' | 'cancelled';
+
+/**
+ * One call the environment's reply made to a model of its own (a simulated user's turn): on the record beside the
+ * agent's trajectory (`user_calls`, usage summed in `user_usage`), never in the completion or the training samples.
+ */
+export interface UserModelCall {
+  model: string;
+  /** What the model said, before any stop marker was taken out. */
+  content: string;
+  /** Null when the endpoint reported no usage. */
+  usage: TokenUsage | null;
+  durationMs: number;
+}
 
 export interface ToolCallTiming {
   callId: string;
@@ -59,4 +77,8 @@ export interface Trajectory {
   truncated?: boolean;
   /** Summed over the model turns; null when the endpoint reported no usage. */
   usage?: TokenUsage | null;
+  /** The environment's own model calls (a simulated user), in order; never part of `completion`, `tokens` or `usage`. */
+  userCalls?: UserModelCall[];
+  /** Summed over userCalls; null when they reported no usage (or there were none). */
+  userUsage?: TokenUsage | null;
 }

@@ -17,22 +17,22 @@ const record = (example: string, reward: number | null): ResultRecord =>
 describe('oracle and floor', () => {
   it('takes the maximum as the sum of positive weights and lists the examples the oracle misses', () => {
     expect(maximumReward(rubric)).toBe(1.5);
-    const check = checkOracle([record('a', 1.5), record('b', 1), record('c', null)], rubric, 'solver');
+    const check = checkOracle([record('a', 1.5), record('b', 1), record('c', null)], maximumReward(rubric), 'solver');
     expect(check).toMatchObject({
       id: 'oracle.max-reward',
       severity: 'error',
       evidence: { misses: [{ example: 'b', reward: 1 }], errored: [{ example: 'c' }] },
     });
-    expect(checkOracle([record('a', 1.5)], rubric, 'solver')).toMatchObject({ passed: true });
+    expect(checkOracle([record('a', 1.5)], maximumReward(rubric), 'solver')).toMatchObject({ passed: true });
   });
 
   it('says the rubric pays for nothing only when the oracle itself scores, and blames the oracle otherwise', () => {
-    const paying = checkFloor([record('a', 1.2)], [record('a', 1.5)], rubric, 0.5);
+    const paying = checkFloor([record('a', 1.2)], [record('a', 1.5)], maximumReward(rubric), 0.5);
     expect(paying).toMatchObject({ id: 'floor.below-oracle', severity: 'error' });
     expect(paying.summary).toContain('pays for doing nothing');
-    const weakOracle = checkFloor([record('a', 0)], [record('a', 0.2)], rubric, 0.5);
+    const weakOracle = checkFloor([record('a', 0)], [record('a', 0.2)], maximumReward(rubric), 0.5);
     expect(weakOracle.summary).toContain('oracle.max-reward');
-    expect(checkFloor([record('a', 0)], [record('a', 1.5)], rubric, 0.5)).toMatchObject({ passed: true });
+    expect(checkFloor([record('a', 0)], [record('a', 1.5)], maximumReward(rubric), 0.5)).toMatchObject({ passed: true });
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * An agent backed by any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, OpenAI). Each turn it sends
  * the conversation and the environment's tools; tool calls run concurrently and their results go back in call
- * order; a reply without tool calls is the answer. Token ids and logprobs are recorded when the server sends them.
+ * order; a reply without tool calls is the answer, or, when the environment answers turns, is followed by its
+ * reply and the next turn. Token ids and logprobs are recorded when the server sends them.
  */
 import { throwIfAborted } from '../../../core/abort.js';
 import { CorralError } from '../../../core/errors.js';
@@ -72,6 +73,7 @@ export const TOKEN_FIELDS = Object.freeze({ logprobs: true, return_token_ids: tr
 
 export class OpenAIAgent implements Agent {
   readonly name = 'openai';
+  readonly takesEnvironmentReplies = true;
   readonly model: string;
   readonly samplingArgs: Readonly<SamplingArgs>;
   /** Where requests go: `${baseURL}/chat/completions`. */
@@ -137,7 +139,12 @@ export class OpenAIAgent implements Agent {
       if (modelTurn.truncated) recorder.truncated();
       if (modelTurn.toolCalls.length === 0 || modelTurn.truncated) {
         recorder.answer(answerWithoutReasoning(modelTurn.message.content ?? ''));
-        return;
+        if (modelTurn.truncated || !input.environmentReply) return;
+        // An environment that answers turns: its reply is the next user turn, unless it ended the episode.
+        const reply = await input.environmentReply();
+        if (reply.done) return;
+        conversation.push(...reply.messages);
+        continue;
       }
       const toolMessages = await executeToolCalls({ recorder, tools: input.tools, calls: modelTurn.toolCalls, turn, abortSignal });
       conversation.push(...toolMessages);

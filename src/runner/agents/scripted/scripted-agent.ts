@@ -23,11 +23,13 @@ export type Script = readonly ScriptStep[] | ((example: Example, context: { roll
 export class ScriptedAgent implements Agent {
   readonly name = 'scripted';
   readonly model = 'scripted';
+  readonly takesEnvironmentReplies = true;
 
   constructor(private readonly script: Script) {}
 
   /**
-   * Plays the steps in order, stopping at the first answer, at maxTurns, when a stop predicate holds, or when the script runs out (the last two
+   * Plays the steps in order, stopping at the first answer (in an environment that answers turns: at the answer its
+   * reply ends the episode after), at maxTurns, when a stop predicate holds, or when the script runs out (the last two
    * leave the answer null, which the runner records as 'max-turns'). Infrastructure faults from tools throw.
    */
   async run(input: AgentRunInput): Promise<void> {
@@ -40,7 +42,9 @@ export class ScriptedAgent implements Agent {
       if ('answer' in step) {
         recorder.message({ role: 'assistant', content: step.answer });
         recorder.answer(step.answer);
-        return;
+        // An environment that answers turns replies to each answer; the next step answers that reply.
+        if (!input.environmentReply || (await input.environmentReply()).done) return;
+        continue;
       }
       const calls = step.toolCalls.map((call, index): ToolCallRequest => ({
         id: `call_${turn}_${index}`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CorralError } from '../../../../src/core/errors.js';
 import type { Example } from '../../../../src/runner/contract/environment.js';
+import { createCanaryRunner } from '../../../../src/runner/run/canaries/canary-runner.js';
 import { erroredRecord } from '../../../../src/runner/run/errored-record.js';
 import type { RecordSink } from '../../../../src/runner/run/record-sink.js';
 import type { RolloutExecutor, RolloutWork } from '../../../../src/runner/run/rollout-executor.js';
@@ -201,5 +202,47 @@ describe('runDriver', () => {
     const controller = new AbortController();
     await runDriver({ ...driverOptions(executor(controller), memorySink()), concurrency: 1, abortSignal: controller.signal });
     expect(events.at(-1)).toBe('end {"cancelled":true,"stoppedByMaxErrors":false,"complete":false}');
+  });
+});
+
+describe('runDriver with live canaries', () => {
+  it('runs each canaried pair before its group, flags the quarantined group, counts no canary, and survives a canary that throws', async () => {
+    const order: string[] = [];
+    const canaried: string[] = [];
+    const sink = { ...memorySink(), writeCanary: (outcome: { example_id: string }) => void canaried.push(outcome.example_id) };
+    // The real canary runner over executors that score by example: b's oracle misses, c's canaries throw.
+    const canaryExecutor = (role: string, reward: (id: string) => number): RolloutExecutor => ({
+      run: async (work) => {
+        order.push(`${role}:${work.example.id}`);
+        if (work.example.id === 'c') throw new Error('canary executor lost');
+        return { ...scored(work), reward: reward(work.example.id) };
+      },
+    });
+    const canaries = createCanaryRunner({
+      rate: 1,
+      oracle: canaryExecutor('oracle', (id) => (id === 'b' ? 0.5 : 1)),
+      floor: canaryExecutor('floor', () => 0),
+      maximumReward: 1,
+    });
+    const outcome = await runDriver({
+      ...driverOptions(
+        {
+          run: async (work) => {
+            order.push(`run:${work.example.id}`);
+            return scored(work);
+          },
+        },
+        sink,
+      ),
+      canaries,
+    });
+    expect(outcome.progress).toMatchObject({ done: 6, total: 6 });
+    expect(canaried.sort()).toEqual(['a', 'b']);
+    for (const id of ['a', 'b', 'c']) expect(order.indexOf(`oracle:${id}`)).toBeLessThan(order.indexOf(`run:${id}`));
+    const flagged = sink.groups.flat().filter((record) => record.quarantine);
+    expect(flagged.map((record) => `${record.example_id}#${record.rollout_index}`)).toEqual(['b#0', 'b#1']);
+    expect(flagged[0]!.quarantine).toEqual({ example_id: 'b', reasons: ['oracle-missed'], oracle_reward: 0.5, floor_reward: 0, oracle_error: null });
+    // c's canaries threw: its group still ran, unflagged.
+    expect(sink.groups.flat().filter((record) => record.example_id === 'c')).toHaveLength(2);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { passAtK, passAtKByK, reportedKs } from '../../../../src/runner/run/pass-at-k.js';
-import { summarise } from '../../../../src/runner/run/run-summary.js';
+import { formatSummary, summarise, summaryMetadata } from '../../../../src/runner/run/run-summary.js';
 import { answerWithoutReasoning } from '../../../../src/runner/agents/openai/reasoning-text.js';
 import { readChatCompletion } from '../../../../src/runner/agents/openai/chat-completion-response.js';
 import { groupStats, restateGroupStats } from '../../../../src/runner/scheduler/group-stats.js';
@@ -109,6 +109,21 @@ describe('model output', () => {
       errorsByCode: { MODEL_ERR_SERVER: 1 },
       errorSamples: { MODEL_ERR_SERVER: 'HTTP 500 from the endpoint' },
     });
+  });
+});
+
+describe('simulated users in the summary', () => {
+  it("sums the simulated users' usage apart from the agent's, in metadata.json and the summary table", () => {
+    const summary = summarise([
+      record('a', 0, 1, { usage: { prompt_tokens: 10, completion_tokens: 2 }, user_usage: { prompt_tokens: 7, completion_tokens: 3 } }),
+      record('a', 1, 0, { usage: { prompt_tokens: 5, completion_tokens: 1 }, user_usage: { prompt_tokens: 4, completion_tokens: 1 } }),
+      record('b', 0, 1, { usage: { prompt_tokens: 1, completion_tokens: 1 } }),
+    ]);
+    expect(summary.usage).toEqual({ prompt_tokens: 16, completion_tokens: 4 });
+    expect(summary.userUsage).toEqual({ prompt_tokens: 11, completion_tokens: 4 });
+    expect(summaryMetadata(summary)).toMatchObject({ usage: { prompt_tokens: 16 }, user_usage: { prompt_tokens: 11, completion_tokens: 4 } });
+    expect(formatSummary(summary, '/runs/x')).toMatch(/^user tokens\s+11 prompt, 4 completion$/m);
+    expect(summarise([record('a', 0, 1)]).userUsage).toBeNull();
   });
 });
 
