@@ -36,8 +36,12 @@ const pipProbe = spawnSync(PYTHON, ['-c', 'import setuptools, wheel, pip'], { st
 const pythonReady = gate('python3 with pip, setuptools and wheel', pipProbe.status === 0 ? null : `${PYTHON} -c 'import setuptools, wheel, pip' failed`);
 const processBackend = await backendAvailable('process');
 
-/** Calls peek once, then answers with what the tool returned (the tally environment's secret word). */
+/**
+ * Calls peek once, then answers with what the tool returned (the tally environment's secret word). Offered no tools
+ * (the guess environment), it guesses 5, then 7 when told "higher".
+ */
 function script(body: ChatCompletionRequestBody): ModelReply {
+  if (!body.tools?.length) return { kind: 'text', content: body.messages.at(-1)?.content === 'higher' ? '7' : '5' };
   const toolResult = body.messages.find((message) => message.role === 'tool');
   return toolResult ? { kind: 'text', content: String(toolResult.content) } : { kind: 'tool-calls', toolCalls: [{ name: 'peek', arguments: {} }] };
 }
@@ -63,7 +67,7 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
   let model: ScriptedModelServer;
   let serve: ServeProcess;
   let evalRun: string;
-  let evaluated: Promise<{ code: number | null; stderr: string }>;
+  let evaluated: Promise<{ code: number | null; stderr: string }[]>;
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'corral-python-client-'));
@@ -75,9 +79,14 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
     });
     // The conversations the step tests replay, and the rewards they must reach: run while serve starts.
     evalRun = join(scratch, 'eval');
-    evaluated = runCorral(['eval', TALLY_ENV, '--model', 'scripted', '--base-url', model.baseURL, '--backend', 'process', '--out', evalRun, '--no-progress'], {
-      CORRAL_CACHE_DIR: join(scratch, 'cache-eval'),
-    });
+    const evaluate = (environment: string, out: string) =>
+      runCorral(
+        ['eval', environment, '--model', 'scripted', '--base-url', model.baseURL, '--backend', 'process', '--out', join(evalRun, out), '--no-progress'],
+        {
+          CORRAL_CACHE_DIR: join(scratch, 'cache-eval'),
+        },
+      );
+    evaluated = Promise.all([evaluate(TALLY_ENV, 'tally'), evaluate(GUESS_ENV, 'guess')]);
     await waitFor(
       () => serve.address() !== undefined || serve.child.exitCode !== null,
       60_000,
@@ -104,8 +113,7 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
     expect(install.status, install.stderr).toBe(0);
     expect(existsSync(join(target, 'corral_client.py'))).toBe(true);
 
-    const evaluation = await evaluated;
-    expect(evaluation.code, evaluation.stderr).toBe(0);
+    for (const evaluation of await evaluated) expect(evaluation.code, evaluation.stderr).toBe(0);
 
     // Not spawnSync: the scripted model answers from this process's event loop.
     const tests = await run(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', join(CLIENT_DIR, 'tests'), '-t', join(CLIENT_DIR, 'tests')], {
@@ -119,7 +127,8 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
         CORRAL_TOKEN: TOKEN,
         CORRAL_TEST_MODEL_URL: model.baseURL,
         CORRAL_TEST_IMPORT_MARKER: IMPORT_MARKER_ENV,
-        CORRAL_TEST_EVAL_RESULTS: join(evalRun, 'results.jsonl'),
+        CORRAL_TEST_EVAL_RESULTS: join(evalRun, 'tally', 'results.jsonl'),
+        CORRAL_TEST_EVAL_GUESS_RESULTS: join(evalRun, 'guess', 'results.jsonl'),
       },
     });
     expect(tests.status, `${tests.stdout}\n${tests.stderr}`).toBe(0);

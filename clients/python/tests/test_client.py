@@ -5,6 +5,7 @@ environment served by --env, a wiki corpus and a scripted model). Configuration 
     CORRAL_TEST_MODEL_URL      a scripted OpenAI-compatible model: calls peek once, then answers with the tool's text
     CORRAL_TEST_IMPORT_MARKER  a module path a client names as its env; the server must refuse it without importing it
     CORRAL_TEST_EVAL_RESULTS   results.jsonl of `corral eval` run on the tally environment with that scripted model
+    CORRAL_TEST_EVAL_GUESS_RESULTS  the same for the guess environment (it talks back; the model guesses 5, then 7)
 """
 
 import json
@@ -117,8 +118,8 @@ class EpisodeTest(unittest.TestCase):
         self.assertEqual(not_served.exception.code, "ENV_ERR_NOT_SERVED")
 
 
-def eval_records():
-    with open(os.environ["CORRAL_TEST_EVAL_RESULTS"], encoding="utf-8") as results:
+def eval_records(variable="CORRAL_TEST_EVAL_RESULTS"):
+    with open(os.environ[variable], encoding="utf-8") as results:
         return [json.loads(line) for line in results if line.strip()]
 
 
@@ -178,6 +179,19 @@ class StepTest(unittest.TestCase):
                 state = env.state()
                 self.assertEqual((state["episode_id"], state["done"]), (observation["episode_id"], True))
                 self.assertEqual(state["messages"], record["prompt"] + record["completion"])
+
+    def test_an_environment_that_talks_back_reaches_the_eval_reward_both_ways(self):
+        [record] = eval_records("CORRAL_TEST_EVAL_GUESS_RESULTS")
+        self.assertIsNone(record["error"])
+        self.assertEqual(record["reward"], 0.5)  # two guesses: 5, then 7 after "higher"
+        with self.corral.episode("guess", example_id="seven") as episode:
+            done = replay(self, episode.step, record, lambda answer: answer["messages"])
+            self.assertEqual(done["reason"], "done")
+            self.assertEqual((done["reward"], done["metrics"]), (record["reward"], record["metrics"]))
+        with self.corral.episode_socket() as env:
+            env.reset("guess", example_id="seven")
+            done = replay(self, env.step, record, lambda answer: answer["observation"]["messages"])
+            self.assertEqual((done["reward"], done["metadata"]["metrics"]), (record["reward"], record["metrics"]))
 
     def test_an_environment_that_talks_back_over_http_and_websocket(self):
         with self.corral.episode("guess", example_id="seven") as episode:
