@@ -213,13 +213,16 @@ export function registerBenchSubcommands(bench: Command): void {
 
   bench
     .command('environments')
-    .description('custom environments served: a custom tool over HTTP MCP (vs the built-in trivial tool), episode overhead, custom-environment rollouts/s')
+    .description(
+      'custom environments served: a custom tool over HTTP MCP (vs the built-in trivial tool), episode overhead, step API overhead (vs a bare fastify round trip), custom-environment rollouts/s',
+    )
     .option('--json', 'print only the JSON array of figures on stdout')
-    .option('--only <parts>', 'comma-separated subset of tool,episode,rollouts')
+    .option('--only <parts>', 'comma-separated subset of tool,episode,step,rollouts')
     .option('--clients <n>', 'closed-loop HTTP clients for the tool figure (CORRAL_BENCH_CLIENTS)', process.env['CORRAL_BENCH_CLIENTS'] ?? '32')
     .option('--rounds <n>', 'interleaved rounds for the tool figure (CORRAL_BENCH_ROUNDS)', process.env['CORRAL_BENCH_ROUNDS'] ?? '3')
     .option('--round-ms <ms>', 'measured time per round and tool (CORRAL_BENCH_ROUND_MS)', process.env['CORRAL_BENCH_ROUND_MS'] ?? '3000')
     .option('--episodes <n>', 'sequential episodes sampled for the overhead figure', '400')
+    .option('--steps <n>', 'sequential steps sampled per kind (HTTP, WebSocket, bare round trip) for the step figure', '1000')
     .option('--rollouts <n>', 'rollouts per timed run', '1024')
     .option('--in-flight <n>', 'rollouts in flight at once', '256')
     .option('--repeats <n>', 'timed rollout runs per environment (median)', '3')
@@ -231,6 +234,7 @@ export function registerBenchSubcommands(bench: Command): void {
         rounds: string;
         roundMs: string;
         episodes: string;
+        steps: string;
         rollouts: string;
         inFlight: string;
         repeats: string;
@@ -242,6 +246,7 @@ export function registerBenchSubcommands(bench: Command): void {
           rounds: positive(options.rounds, '--rounds'),
           roundMs: positive(options.roundMs, '--round-ms'),
           episodes: positive(options.episodes, '--episodes'),
+          steps: positive(options.steps, '--steps'),
           rollouts: positive(options.rollouts, '--rollouts'),
           inFlight: positive(options.inFlight, '--in-flight'),
           repeats: positive(options.repeats, '--repeats'),
@@ -250,7 +255,7 @@ export function registerBenchSubcommands(bench: Command): void {
         print(
           figures,
           options.json === true,
-          'environments: tool = median over interleaved rounds (one server in this process, the custom tool at /mcp/bench-custom and search_pages at /mcp/wiki, undici load generator in a child process, 500 ms warm-up per round); episode = median of sequential create + score + delete over HTTP after 100 warm-up episodes, alternating blocks of 50 with 3 POSTs to a bare fastify route; rollouts = median of timed runEvaluation runs (openai agent, scripted model in a child process), custom and built-in alternating after a warm-up run each.',
+          'environments: tool = median over interleaved rounds (one server in this process, the custom tool at /mcp/bench-custom and search_pages at /mcp/wiki, undici load generator in a child process, 500 ms warm-up per round); episode = median of sequential create + score + delete over HTTP after 100 warm-up episodes, alternating blocks of 50 with 3 POSTs to a bare fastify route; step = medians of sequential tool-call steps (POST /v1/episodes/<id>/step and over /ws/episodes, episodes made and deleted between timed calls) and of single POSTs of the same body to a bare fastify route, alternating blocks of 50 after a warm-up of 100 each, overhead = step p50 minus round-trip p50, and the same in CPU time of this process (client and server) summed over the timed calls only; rollouts = median of timed runEvaluation runs (openai agent, scripted model in a child process), custom and built-in alternating after a warm-up run each.',
         );
       },
     );

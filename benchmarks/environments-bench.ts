@@ -2,16 +2,17 @@
  * `corral bench environments`: what serving a custom environment costs. A custom tool's calls/s over HTTP MCP
  * against the built-in trivial tool, the overhead of one episode (create + score + delete) against three bare HTTP
  * round trips, and a custom environment's rollouts/s against the same loop over the built-in tool; each peer in
- * the same run.
+ * the same run; and one turn of the step API (POST /v1/episodes/<id>/step, /ws/episodes) against a bare HTTP round trip.
  */
 import { customRolloutFigures } from './environments-bench-rollouts.js';
 import { episodeOverheadFigures } from './environments-bench-episode.js';
+import { stepOverheadFigures } from './environments-bench-step.js';
 import { benchBuiltInEnvironment, benchCustomEnvironment } from './environments-bench-fixtures.js';
 import { startEnvironmentsBenchServer } from './environments-bench-server.js';
 import { customToolFigures } from './environments-bench-tool.js';
 import type { Figure } from './figure.js';
 
-export const ENVIRONMENTS_BENCH_PARTS = ['tool', 'episode', 'rollouts'] as const;
+export const ENVIRONMENTS_BENCH_PARTS = ['tool', 'episode', 'step', 'rollouts'] as const;
 export type EnvironmentsBenchPart = (typeof ENVIRONMENTS_BENCH_PARTS)[number];
 
 export interface EnvironmentsBenchOptions {
@@ -20,6 +21,8 @@ export interface EnvironmentsBenchOptions {
   rounds: number;
   roundMs: number;
   episodes: number;
+  /** Timed steps of each kind for the step figure. */
+  steps: number;
   rollouts: number;
   inFlight: number;
   repeats: number;
@@ -28,7 +31,7 @@ export interface EnvironmentsBenchOptions {
 
 export async function runEnvironmentsBench(options: EnvironmentsBenchOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
-  if (options.parts.includes('tool') || options.parts.includes('episode')) {
+  if (options.parts.includes('tool') || options.parts.includes('episode') || options.parts.includes('step')) {
     const server = await startEnvironmentsBenchServer([benchCustomEnvironment, benchBuiltInEnvironment]);
     try {
       if (options.parts.includes('tool')) {
@@ -38,6 +41,10 @@ export async function runEnvironmentsBench(options: EnvironmentsBenchOptions): P
       if (options.parts.includes('episode')) {
         options.log(`episodes: ${options.episodes} sequential create + score + delete`);
         figures.push(...(await episodeOverheadFigures(server, { samples: options.episodes, log: options.log })));
+      }
+      if (options.parts.includes('step')) {
+        options.log(`steps: ${options.steps} sequential tool-call steps over HTTP and over /ws/episodes`);
+        figures.push(...(await stepOverheadFigures(server, { samples: options.steps, log: options.log })));
       }
     } finally {
       await server.close();

@@ -11,7 +11,15 @@
         episode.call_tool("guess", {"word": "crane"})
         print(episode.score("crane"))                               # {"reward": ..., "metrics": ..., "answer": ...}
 
-Covers: rollouts as a streaming iterator (POST /v1/rollouts), episodes (POST /v1/episodes and its routes),
+    with corral.episode("wordle", example_id="crane") as episode:   # or turn by turn: corral runs the tools
+        result = episode.step({"role": "assistant", "content": "crane"})   # {"messages": [...], "done": ..., "reward"?}
+
+    with corral.episode_socket() as env:                             # the same over one WebSocket (reset/step/state)
+        observation = env.reset("wordle", example_id="crane")["observation"]
+        print(env.step("crane"))                                     # {"observation": {"messages"}, "reward", "done"}
+
+Covers: rollouts as a streaming iterator (POST /v1/rollouts), episodes (POST /v1/episodes and its routes, step
+included, and /ws/episodes over a minimal standard-library WebSocket client: corral_websocket.py),
 sandbox handles (POST /v1/sandboxes, files, exec through the handle's bash tool) and MCP tool calls over
 Streamable HTTP (initialize, tools/list, tools/call; JSON or Server-Sent Events answers). Every refusal raises a
 CorralError carrying corral's stable error code (docs/errors.md); subclasses say which kind.
@@ -22,6 +30,8 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from corral_websocket import HandshakeRefused, WebSocket, WebSocketClosed
 
 __all__ = [
     "CorralClient",
@@ -36,6 +46,7 @@ __all__ = [
     "McpError",
     "RolloutStream",
     "Episode",
+    "EpisodeSocket",
     "Sandbox",
     "McpSession",
 ]
@@ -194,6 +205,10 @@ class CorralClient:
         """Same as create_episode; the Episode is a context manager that deletes it on exit."""
         return self.create_episode(env, example_id=example_id, example=example, env_args=env_args)
 
+    def episode_socket(self):
+        """A connection to /ws/episodes: reset/step/state/close over one WebSocket (an EpisodeSocket)."""
+        return EpisodeSocket(self)
+
     # -- sandboxes ----------------------------------------------------------------------------------------
 
     def create_sandbox(self, env="python", ttl_ms=None, env_vars=None, files=None):
@@ -309,6 +324,18 @@ class Episode:
         sandbox: {reward, metrics, answer}. Once per episode."""
         return self._client.request("POST", f"{self._path}/score", {"completion": completion})
 
+    def step(self, message):
+        """One turn of your model: `message` is its assistant message (an OpenAI-style dict with content and/or
+        tool_calls, or its text alone). Corral runs the tool calls on this episode's sandbox and state, or asks the
+        environment for its reply, and answers {messages, done}: the messages to append (tool results, or the
+        environment's user turns); once done also reward, metrics, answer and reason, scored over the conversation
+        stepped here."""
+        return self._client.request("POST", f"{self._path}/step", {"message": message})
+
+    def state(self):
+        """The conversation stepped so far: {id, messages (prompt included), turns, done, reward, reason}."""
+        return self._client.request("GET", f"{self._path}/state")
+
     def describe(self):
         return self._client.request("GET", self._path)
 
@@ -328,6 +355,71 @@ class Episode:
             self.delete()
         except (NotFoundError, ExpiredError):
             pass  # already gone: nothing left to release
+
+
+class EpisodeSocket:
+    """/ws/episodes: one episode at a time over one WebSocket, with OpenEnv-style reset/step/state. Each call sends
+    one JSON frame and returns the `data` of the answer; refusals raise the same typed CorralErrors as HTTP."""
+
+    def __init__(self, client):
+        url = client.base_url + "/ws/episodes"
+        try:
+            self._socket = WebSocket(url, headers=client._headers(), timeout=client.timeout)
+        except HandshakeRefused as refused:
+            raise _error_from_response(refused.status, refused.body) from None
+        self.episode_id = None
+
+    def _call(self, message, expected):
+        try:
+            self._socket.send_text(json.dumps(message))
+            answer = json.loads(self._socket.receive_text())
+        except WebSocketClosed as closed:
+            raise CorralError("WS_CLOSED", str(closed)) from None
+        data = answer.get("data") or {}
+        if answer.get("type") == "error":
+            status = data.get("status") or 500
+            details = {key: value for key, value in data.items() if key not in ("code", "message", "status")}
+            kind = _ERROR_BY_STATUS.get(status, ServerError if status >= 500 else CorralError)
+            raise kind(data.get("code"), data.get("message", ""), status, details)
+        if answer.get("type") != expected:
+            raise CorralError("WS_UNEXPECTED", f"expected a {expected} answer, got {answer.get('type')}")
+        return data
+
+    def reset(self, env, example_id=None, example=None, env_args=None):
+        """A new episode (the previous one is released): {observation: {episode_id, prompt, tools, ...}, reward,
+        done}."""
+        body = {"env": env}
+        for name, value in (("example_id", example_id), ("example", example), ("env_args", env_args)):
+            if value is not None:
+                body[name] = value
+        data = self._call({"type": "reset", "data": body}, "observation")
+        self.episode_id = data["observation"]["episode_id"]
+        return data
+
+    def step(self, message):
+        """As Episode.step: {observation: {messages}, reward, done, metadata?} (metadata once done: metrics, answer,
+        reason)."""
+        return self._call({"type": "step", "data": {"message": message}}, "observation")
+
+    def state(self):
+        """{episode_id, step_count, messages, done, reward, reason}."""
+        return self._call({"type": "state"}, "state")
+
+    def close(self):
+        """Releases the episode (cleanup hook) and closes the connection."""
+        if self._socket.closed:
+            return
+        try:
+            self._socket.send_text(json.dumps({"type": "close"}))
+        except (WebSocketClosed, OSError):
+            pass
+        self._socket.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 class Sandbox:

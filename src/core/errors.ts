@@ -258,6 +258,21 @@ export const ERROR_CODES = {
     transient: false,
     doc: "The episode's environment has no tool of this name: HTTP 404; details.available lists its tools.",
   },
+  EPISODE_ERR_DONE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'A step (POST /v1/episodes/<id>/step, or step over /ws/episodes) on an episode that has ended: done was answered, or a step failed and errored it (details.reason). HTTP 409; create a new episode.',
+  },
+  EPISODE_ERR_BUSY: {
+    audience: 'caller',
+    transient: false,
+    doc: "A step sent while the same episode's previous step still runs: steps of one episode are one conversation, taken in turn. HTTP 409; wait for the answer, then step.",
+  },
+  EPISODE_ERR_STEPPED: {
+    audience: 'caller',
+    transient: false,
+    doc: 'POST /v1/episodes/<id>/score on an episode driven by step: its reward comes with the step that ends it, over the conversation stepped on the server. HTTP 409.',
+  },
   RUBRIC_ERR_TOOL_FAILED: {
     audience: 'infrastructure',
     transient: false,

@@ -86,7 +86,7 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
     void app.register(rolloutsRoute, { service: dependencies.rollouts, ...(dependencies.viewerRoot ? { seriesRoot: dependencies.viewerRoot } : {}) });
   if (dependencies.episodes) void app.register(episodesRoute, { service: dependencies.episodes });
   if (dependencies.viewerRoot) void app.register(viewerRoutes, { prefix: '/view', root: dependencies.viewerRoot });
-  addWebSocketEndpoint(app);
+  addWebSocketEndpoint(app, dependencies.episodes ? { episodes: dependencies.episodes } : {});
   // preClose, not onClose: open SSE streams and sockets must end before the HTTP server can finish closing.
   app.addHook('preClose', async () => host.close());
   return app;

@@ -5,6 +5,7 @@
  * cross this seam as the wire JSON the schemas check; the service owns episodes, their sandboxes and hooks.
  */
 import { z } from 'zod';
+import type { EpisodeConversationState, EpisodeStepOutcome, StepEpisodeBody } from './episode-step-contract.js';
 import { exampleSchema, messageSchema } from './rollouts-contract.js';
 
 export const createEpisodeBodySchema = z
@@ -86,7 +87,19 @@ export interface EpisodeService {
   callTool(id: string, name: string, args: Record<string, unknown>, options: EpisodeCallOptions): Promise<EpisodeToolOutcome>;
   /** The episode's MCP endpoint (Streamable HTTP, either protocol era), bound to the episode's sandbox and state. */
   handleMcp(id: string, request: Request, principal: string): Promise<Response>;
-  /** The environment's rubric over the completion (after its answer parser), against the same sandbox; once per episode. */
+  /**
+   * One turn of the trainer's model: runs the message's tool calls (or asks the environment's respond) and answers the
+   * messages to append; done when the episode ends, with the reward over the stepped conversation. Throws
+   * EPISODE_ERR_DONE, EPISODE_ERR_BUSY, EPISODE_ERR_UNKNOWN_TOOL (nothing ran), EPISODE_ERR_ALREADY_SCORED, or an
+   * infrastructure error (sandbox, respond, rubric) that errors the episode.
+   */
+  step(id: string, body: StepEpisodeBody, options: EpisodeCallOptions): Promise<EpisodeStepOutcome>;
+  /** The conversation stepped so far and whether it is done. */
+  conversation(id: string, principal: string): EpisodeConversationState;
+  /**
+   * The environment's rubric over the completion (after its answer parser), against the same sandbox; once per
+   * episode. Refused (EPISODE_ERR_STEPPED) once the episode was stepped.
+   */
   score(id: string, body: ScoreEpisodeBody, options: EpisodeCallOptions): Promise<EpisodeScore>;
   /** Runs the cleanup hook and releases the sandbox. */
   release(id: string, principal: string): Promise<void>;

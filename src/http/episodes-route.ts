@@ -2,12 +2,15 @@
  * The episode API (docs/episodes-api.md): POST /v1/episodes {env, example_id | example, env_args?} -> {id, prompt,
  * tools, mcpUrl, expiresAt}; GET /v1/episodes/:id; POST /v1/episodes/:id/tools/:name (plain JSON arguments -> the
  * tool result); the MCP endpoint /v1/episodes/:id/mcp; POST /v1/episodes/:id/score {completion} -> {reward, metrics};
- * DELETE /v1/episodes/:id. The route holds no episode logic: it validates, charges the principal's quota and maps
+ * POST /v1/episodes/:id/step {message} -> {messages, done, reward?} and GET /v1/episodes/:id/state (the stepped
+ * conversation); DELETE /v1/episodes/:id. The route holds no episode logic: it validates, charges the principal's quota and maps
  * the service's error codes to statuses.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
+import { type EpisodeConversationState, type EpisodeStepOutcome, stepEpisodeBodySchema } from './episode-step-contract.js';
 import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
+import { EPISODE_STATUS_BY_CODE, episodeErrorAnswer } from './episodes-errors.js';
 import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
@@ -15,15 +18,6 @@ import { disconnectSignal, toWebRequest } from './web-exchange.js';
 export interface EpisodesRouteOptions {
   service: EpisodeService;
 }
-
-/** Statuses of the caller errors that are not a plain 400. */
-const STATUS_BY_CODE: Partial<Record<string, number>> = {
-  EPISODE_ERR_NOT_FOUND: 404,
-  EPISODE_ERR_EXPIRED: 410,
-  EPISODE_ERR_ALREADY_SCORED: 409,
-  EPISODE_ERR_CLOSED: 409,
-  EPISODE_ERR_UNKNOWN_TOOL: 404,
-};
 
 type EpisodeRequest = { Params: { id: string } };
 
@@ -40,10 +34,10 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
       const value = await work();
       return value === undefined ? reply.code(204).send() : reply.code(status).send(value);
     } catch (error) {
-      if (!CorralError.isInstance(error) || error.code === 'HTTP_ERR_QUOTA_EXCEEDED') throw error;
-      if (error.audience !== 'infrastructure') return reply.code(STATUS_BY_CODE[error.code] ?? 400).send(callerErrorBody(error));
-      reply.log.warn({ err: error }, 'episode request failed');
-      return reply.code(error.transient ? 503 : 500).send({ error: { code: error.code, message: error.message } });
+      const answered = episodeErrorAnswer(error);
+      if (!answered) throw error;
+      if (answered.infrastructure) reply.log.warn({ err: error }, 'episode request failed');
+      return reply.code(answered.status).send(answered.body);
     }
   }
 
@@ -83,6 +77,19 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
     return answer(reply, () => service.score(request.params.id, body.data, { principal, abortSignal: disconnectSignal(reply) }));
   });
 
+  app.post<EpisodeRequest>('/v1/episodes/:id/step', async (request, reply) => {
+    const body = stepEpisodeBodySchema.safeParse(request.body ?? {});
+    if (!body.success) return reply.code(400).send(invalidRequestBody(body.error));
+    const principal = principalOf(request);
+    return answer(reply, () =>
+      quotas.runAs(principal, () => service.step(request.params.id, body.data, { principal, abortSignal: disconnectSignal(reply) })).then(stepAnswer),
+    );
+  });
+
+  app.get<EpisodeRequest>('/v1/episodes/:id/state', async (request, reply) =>
+    answer(reply, async () => conversationAnswer(service.conversation(request.params.id, principalOf(request)))),
+  );
+
   app.delete<EpisodeRequest>('/v1/episodes/:id', async (request, reply) => answer(reply, () => service.release(request.params.id, principalOf(request))));
 
   // MCP bodies reach the SDK as raw text (its own parse errors and 415s), so this route gets a scope of its own.
@@ -96,8 +103,8 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
         try {
           return reply.send(await quotas.runAs(principal, () => service.handleMcp(request.params.id, toWebRequest(request, reply), principal)));
         } catch (error) {
-          if (!CorralError.isInstance(error) || !(error.code in STATUS_BY_CODE)) throw error;
-          return reply.code(STATUS_BY_CODE[error.code]!).send(callerErrorBody(error));
+          if (!CorralError.isInstance(error) || !(error.code in EPISODE_STATUS_BY_CODE)) throw error;
+          return reply.code(EPISODE_STATUS_BY_CODE[error.code]!).send(callerErrorBody(error));
         }
       },
     });
@@ -114,4 +121,22 @@ function describe(request: FastifyRequest, episode: EpisodeDescription) {
     mcpUrl: `${request.protocol}://${request.host}/v1/episodes/${episode.id}/mcp`,
     expiresAt: new Date(episode.expiresAtMs).toISOString(),
   };
+}
+
+/** The step's answer in the wire's snake_case; the done-only fields only when done. */
+export function stepAnswer(outcome: EpisodeStepOutcome) {
+  if (!outcome.done) return { messages: outcome.messages, done: false };
+  return {
+    messages: outcome.messages,
+    done: true,
+    reward: outcome.reward,
+    metrics: outcome.metrics,
+    answer: outcome.answer ?? null,
+    reason: outcome.reason,
+    ...(outcome.environmentReason ? { environment_reason: outcome.environmentReason } : {}),
+  };
+}
+
+export function conversationAnswer(state: EpisodeConversationState) {
+  return { id: state.id, messages: state.messages, turns: state.turns, done: state.done, reward: state.reward, reason: state.reason };
 }

@@ -1,7 +1,8 @@
 /**
  * MCP over WebSocket at /ws/:env and /ws/:env/:id, for trainers that hold one connection open: the same
- * JSON-RPC messages as HTTP, one per text frame, many calls in flight. Upgrades bypass fastify's hooks,
- * so the same Host/Origin/token guards run here by hand before the handshake completes.
+ * JSON-RPC messages as HTTP, one per text frame, many calls in flight; and the episode API's reset/step/state form
+ * at /ws/episodes (episodes-websocket.ts) when the server has episodes. Upgrades bypass fastify's hooks, so the same
+ * Host/Origin/token guards run here by hand before the handshake completes.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -9,21 +10,33 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { type CorkableStream, WebSocketServerTransport } from '../mcp/websocket-server-transport.js';
 import { jsonRpcErrorBody } from '../mcp/json-rpc-errors.js';
+import type { EpisodeService } from './episodes-contract.js';
+import { serveEpisodeSocket } from './episodes-websocket.js';
 import { allowedHostnames, allowedOriginHostnames, checkBearerToken, checkHostAndOrigin } from './request-guards.js';
 
 const WEBSOCKET_PATH = /^\/ws\/([^/]+)(?:\/([^/]+))?\/?$/;
+/** Taken before environment names: `episodes` is not an environment name a server can serve beside the episode API. */
+const EPISODES_PATH = /^\/ws\/episodes\/?$/;
 
-export function addWebSocketEndpoint(app: FastifyInstance): void {
+export function addWebSocketEndpoint(app: FastifyInstance, options: { episodes?: EpisodeService } = {}): void {
   const { config, host, resolvePrincipal, quotas } = app.corral;
   const hosts = allowedHostnames(config.server);
   const origins = allowedOriginHostnames(config.server);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: config.server.bodyLimitBytes });
 
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const match = WEBSOCKET_PATH.exec(new URL(request.url ?? '/', 'http://localhost').pathname);
+    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const match = WEBSOCKET_PATH.exec(pathname);
     if (!match) return refuse(socket, 404, 'Not found');
     const refusal = checkHostAndOrigin(request.headers, hosts, origins) ?? checkBearerToken(request.headers, config.server.token);
     if (refusal) return refuse(socket, refusal.status, refusal.message);
+    const episodes = options.episodes;
+    if (episodes && EPISODES_PATH.test(pathname)) {
+      const principal = resolvePrincipal(request.headers, request.socket.remoteAddress);
+      return sockets.handleUpgrade(request, socket, head, (webSocket) =>
+        serveEpisodeSocket(webSocket, { service: episodes, principal, quotas, log: (details, message) => app.log.warn(details, message) }),
+      );
+    }
     const environment = host.environment(decodeURIComponent(match[1]!));
     if (!environment) return refuse(socket, 404, `no environment named ${match[1]}`);
     const principal = resolvePrincipal(request.headers, request.socket.remoteAddress);

@@ -4,14 +4,18 @@ environment served by --env, a wiki corpus and a scripted model). Configuration 
     CORRAL_URL, CORRAL_TOKEN   the server and its bearer token
     CORRAL_TEST_MODEL_URL      a scripted OpenAI-compatible model: calls peek once, then answers with the tool's text
     CORRAL_TEST_IMPORT_MARKER  a module path a client names as its env; the server must refuse it without importing it
+    CORRAL_TEST_EVAL_RESULTS   results.jsonl of `corral eval` run on the tally environment with that scripted model
+    CORRAL_TEST_EVAL_GUESS_RESULTS  the same for the guess environment (it talks back; the model guesses 5, then 7)
 """
 
+import json
 import os
 import unittest
 
 from corral_client import (
     AuthenticationError,
     ConflictError,
+    CorralError,
     CorralClient,
     InvalidRequestError,
     McpError,
@@ -112,6 +116,102 @@ class EpisodeTest(unittest.TestCase):
         with self.assertRaises(InvalidRequestError) as not_served:
             self.corral.create_episode("no-such-env", example_id="x")
         self.assertEqual(not_served.exception.code, "ENV_ERR_NOT_SERVED")
+
+
+def eval_records(variable="CORRAL_TEST_EVAL_RESULTS"):
+    with open(os.environ[variable], encoding="utf-8") as results:
+        return [json.loads(line) for line in results if line.strip()]
+
+
+def replay(test, step, record, messages_of):
+    """Steps each assistant message of an eval record in order; what comes back must be the messages eval recorded
+    between that assistant turn and the next. Returns the last step's answer."""
+    completion = record["completion"]
+    answer = None
+    for index, message in enumerate(completion):
+        if message["role"] != "assistant":
+            continue
+        answer = step(message)
+        following = []
+        for later in completion[index + 1:]:
+            if later["role"] == "assistant":
+                break
+            following.append(later)
+        test.assertEqual(messages_of(answer), following)
+    return answer
+
+
+class StepTest(unittest.TestCase):
+    """Episodes driven turn by turn reach the reward `corral eval` gave the same conversation."""
+
+    def setUp(self):
+        self.corral = CorralClient(URL, token=TOKEN)
+        self.records = eval_records()
+        self.assertEqual(sorted(record["example_id"] for record in self.records), ["tally-0", "tally-1"])
+        self.assertTrue(all(record["error"] is None for record in self.records), self.records)
+
+    def test_steps_over_http_reach_the_eval_reward(self):
+        for record in self.records:
+            with self.corral.episode("tally", example_id=record["example_id"]) as episode:
+                self.assertEqual(episode.prompt, record["prompt"])
+                done = replay(self, episode.step, record, lambda answer: answer["messages"])
+                self.assertTrue(done["done"])
+                self.assertEqual(done["reason"], "answered")
+                self.assertEqual((done["reward"], done["metrics"]), (record["reward"], record["metrics"]))
+                self.assertEqual(episode.state()["messages"], record["prompt"] + record["completion"])
+                with self.assertRaises(ConflictError) as again:
+                    episode.step("once more")
+                self.assertEqual(again.exception.code, "EPISODE_ERR_DONE")
+
+    def test_steps_over_websocket_reach_the_eval_reward(self):
+        with self.corral.episode_socket() as env:
+            for record in self.records:
+                observation = env.reset("tally", example_id=record["example_id"])["observation"]
+                self.assertEqual(observation["prompt"], record["prompt"])
+                self.assertIn("peek", tool_names(observation["tools"]))
+                with self.assertRaises(NotFoundError) as unknown:
+                    env.step({"role": "assistant", "content": None, "tool_calls": [
+                        {"id": "x", "type": "function", "function": {"name": "format_disk", "arguments": "{}"}}]})
+                self.assertEqual(unknown.exception.code, "EPISODE_ERR_UNKNOWN_TOOL")
+                done = replay(self, env.step, record, lambda answer: answer["observation"]["messages"])
+                self.assertTrue(done["done"])
+                self.assertEqual((done["reward"], done["metadata"]["metrics"]), (record["reward"], record["metrics"]))
+                state = env.state()
+                self.assertEqual((state["episode_id"], state["done"]), (observation["episode_id"], True))
+                self.assertEqual(state["messages"], record["prompt"] + record["completion"])
+
+    def test_an_environment_that_talks_back_reaches_the_eval_reward_both_ways(self):
+        [record] = eval_records("CORRAL_TEST_EVAL_GUESS_RESULTS")
+        self.assertIsNone(record["error"])
+        self.assertEqual(record["reward"], 0.5)  # two guesses: 5, then 7 after "higher"
+        with self.corral.episode("guess", example_id="seven") as episode:
+            done = replay(self, episode.step, record, lambda answer: answer["messages"])
+            self.assertEqual(done["reason"], "done")
+            self.assertEqual((done["reward"], done["metrics"]), (record["reward"], record["metrics"]))
+        with self.corral.episode_socket() as env:
+            env.reset("guess", example_id="seven")
+            done = replay(self, env.step, record, lambda answer: answer["observation"]["messages"])
+            self.assertEqual((done["reward"], done["metadata"]["metrics"]), (record["reward"], record["metrics"]))
+
+    def test_an_environment_that_talks_back_over_http_and_websocket(self):
+        with self.corral.episode("guess", example_id="seven") as episode:
+            self.assertEqual(episode.step("3"), {"messages": [{"role": "user", "content": "higher"}], "done": False})
+            done = episode.step({"role": "assistant", "content": "7"})
+            self.assertEqual((done["done"], done["reward"], done["reason"]), (True, 0.5, "done"))
+            self.assertEqual(done["environment_reason"], "found it")
+        with self.corral.episode_socket() as env:
+            env.reset("guess", example_id="seven")
+            self.assertEqual(env.step("9")["observation"]["messages"], [{"role": "user", "content": "lower"}])
+            self.assertEqual(env.step("8")["observation"]["messages"], [{"role": "user", "content": "lower"}])
+            done = env.step("7")
+            self.assertEqual((done["done"], done["reward"]), (True, 1 / 3))
+            self.assertEqual(done["metadata"]["metrics"], {"solved": 1 / 3, "guesses": 3})
+            with self.assertRaises(ConflictError):
+                env.step("7")
+        with self.assertRaises(AuthenticationError) as refused:
+            CorralClient(URL, token="wrong-token").episode_socket()
+        self.assertEqual(refused.exception.status, 401)
+        self.assertTrue(isinstance(refused.exception, CorralError))
 
 
 class SandboxTest(unittest.TestCase):

@@ -21,6 +21,7 @@ import { agentPromptMessages } from '../../runner/agents/prompt-messages.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
 import type { ChatMessage } from '../../runner/trajectory/messages.js';
 import { DatasetLookup } from './dataset-lookup.js';
+import { EpisodeConversation, throwAsRubricFailure } from './episode-conversation.js';
 import { type InProcessEnvironmentRollout, openEnvironmentRollout } from './environment-rollouts.js';
 import { EpisodeStore, type StoredEpisode } from './episode-store.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
@@ -42,6 +43,9 @@ interface OpenEpisode extends StoredEpisode {
   readonly description: Omit<EpisodeDescription, 'expiresAtMs'>;
   /** The episode's MCP endpoint, made on its first request (most trainers call tools with plain JSON). */
   mcp: McpHttpHandler | undefined;
+  /** The conversation the trainer steps (step API); unused by trainers that call tools and score themselves. */
+  readonly conversation: EpisodeConversation;
+  /** Scored through POST .../score (a stepped episode is scored by the step that ends it). */
   scored: boolean;
   /** Set when release begins, so a call still running on the episode's sandbox learns why it failed. */
   released: boolean;
@@ -80,17 +84,19 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
         throw error;
       }
       const id = EpisodeStore.newId();
+      const prompt = agentPromptMessages(environment.systemPrompt, example);
       const episode: OpenEpisode = {
         id,
         principal,
         rollout,
+        conversation: new EpisodeConversation(id, environment, rollout, prompt),
         scored: false,
         released: false,
         description: {
           id,
           env: environment.name,
           exampleId: example.id,
-          prompt: agentPromptMessages(environment.systemPrompt, example),
+          prompt,
           tools: rollout.tools.tools.map(functionSpecOf),
         },
         mcp: undefined,
@@ -145,16 +151,33 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       return episode.mcp.fetch(request);
     },
 
+    async step(id, body, { principal, abortSignal }) {
+      const episode = store.get(id, principal);
+      if (episode.scored) throw new CorralError('EPISODE_ERR_ALREADY_SCORED', `episode ${id} was scored through /score; create a new episode to step`);
+      const endCall = episode.rollout.sandboxes.beginCall();
+      try {
+        return await episode.conversation.step(body, { abortSignal });
+      } catch (error) {
+        throw episode.released ? releasedDuring(id, error) : withCorralCode(error);
+      } finally {
+        endCall();
+      }
+    },
+
+    conversation: (id, principal) => store.get(id, principal).conversation.state(),
+
     async score(id, body, { principal, abortSignal }): Promise<EpisodeScore> {
       const episode = store.get(id, principal);
+      if (episode.conversation.stepped)
+        throw new CorralError('EPISODE_ERR_STEPPED', `episode ${id} is driven by step: its reward comes with the step that ends it`, { details: { id } });
       if (episode.scored) throw new CorralError('EPISODE_ERR_ALREADY_SCORED', `episode ${id} was already scored; create a new episode to score again`);
       episode.scored = true;
       const endCall = episode.rollout.sandboxes.beginCall();
       try {
-        const scored = await episode.rollout.score({ completion: body.completion as string | ChatMessage[] }, { abortSignal });
+        const scored = await episode.rollout.score({ completion: body.completion as string | ChatMessage[] }, { abortSignal }).catch(throwAsRubricFailure);
         return { reward: scored.reward, metrics: scored.metrics, answer: scored.answer };
       } catch (error) {
-        throw episode.released ? releasedDuring(id, error) : error;
+        throw episode.released ? releasedDuring(id, error) : withCorralCode(error);
       } finally {
         endCall();
       }

@@ -48,6 +48,8 @@ function fakeService(overrides: Partial<EpisodeService> = {}) {
     callTool: unexpected('callTool') as EpisodeService['callTool'],
     handleMcp: unexpected('handleMcp') as EpisodeService['handleMcp'],
     score: unexpected('score') as EpisodeService['score'],
+    step: unexpected('step') as EpisodeService['step'],
+    conversation: unexpected('conversation') as EpisodeService['conversation'],
     release: unexpected('release') as EpisodeService['release'],
     countOwnedBy: () => open.size,
     close: () => Promise.resolve(),
