@@ -30,6 +30,11 @@ export async function localEvaluation(run: PreparedRun, options: EvalOptions, st
     metadata,
     describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}`,
     cancelling: 'finishing in-flight rollouts and releasing sandboxes',
+    // A rollout that waited for a sandbox because the pool was full: more rollouts in flight would only wait too.
+    observeLoad: (observer) =>
+      runtime.pool.onAcquireWait((event) => {
+        if (event.atCapacity) observer.observe({ kind: 'sandbox-wait', startedAtMs: event.startedAtMs, waitMs: event.waitMs });
+      }),
     close: async () => {
       await agent.close?.().catch(() => undefined);
       await runtime.close();

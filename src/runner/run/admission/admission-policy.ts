@@ -107,7 +107,8 @@ export class AdmissionPolicy {
         if (signal.waitMs > this.options.acquireWaitMs) this.decrease('sandbox-wait', signal.startedAtMs, inFlight, nowMs);
         break;
       case 'server-load':
-        if (signal.waiting > 0 || (signal.kvCacheUsage ?? 0) > 0.95) this.decrease('server-queue', nowMs, inFlight, nowMs);
+        // A queue beyond a tenth of the batch, or a KV cache about to preempt: more requests would only wait there.
+        if (signal.waiting > Math.max(1, signal.running / 10) || (signal.kvCacheUsage ?? 0) > 0.95) this.decrease('server-queue', nowMs, inFlight, nowMs);
         break;
       case 'memory-pressure':
         this.decrease('memory', nowMs, inFlight, nowMs);
