@@ -203,9 +203,7 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
           </div>`:""}
   </section>`}function ea({run:e}){let[t,l]=ce(null),[n,o]=ce(null),[r,i]=ce(0);if(Me(()=>{nt("run",{run:e}).then(l,c=>o(c.message))},[e,r]),Me(()=>vr("events",{run:e},c=>c==="rollouts"&&i(w=>w+1)),[e]),n)return S`<p class="error">${n}</p>`;if(!t)return S`<p class="muted">loading ${e}…</p>`;let{entry:u,metadata:d,statistics:m,bad_lines:h}=t,g=m.summary,_=Object.keys(m.metricHistograms);return S`<section>
     <h1>${e} <span class=${`status status-${u.status}`} data-testid="run-status">${u.status}</span></h1>
-    <p class="muted">
-      ${[u.env,u.agent,u.model,u.started_at,d?.rollouts_per_example?`r = ${d.rollouts_per_example}`:null].filter(Boolean).join(" \xB7 ")}
-    </p>
+    <p class="muted">${[u.env,u.agent,u.model,u.started_at,d?.rollouts_per_example?`r = ${d.rollouts_per_example}`:null].filter(Boolean).join(" \xB7 ")}</p>
     ${h?.count>0?S`<div class="warning-box" data-testid="bad-lines">
             ${`${ee(h.count)} line${h.count===1?"":"s"} of results.jsonl ${h.count===1?"is":"are"} not a rollout record and ${h.count===1?"is":"are"} left out: `}
             ${h.examples.map(c=>S`<div class="message">line ${c.line}: ${c.reason}</div>`)}
@@ -217,18 +215,11 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
       ${Object.entries(g.passAtK??{}).map(([c,w])=>S`<div class="card"><b data-testid=${`run-pass-at-${c}`}>${Ee(w,4)}</b>pass@${c}</div>`)}
       <div class="card"><b>${ee(g.truncated)}</b>truncated</div>
       <div class="card">
-        <b data-testid="run-tokens">${g.usage?ee(g.usage.prompt_tokens+g.usage.completion_tokens):"\u2013"}</b>tokens${g.usage?S`<span class="muted"
-                >${`${ee(g.usage.prompt_tokens)} prompt (${ee(g.usage.cached_tokens??0)} cached), ${ee(g.usage.completion_tokens)} completion`}</span
-              >`:""}
+        <b data-testid="run-tokens">${g.usage?ee(g.usage.prompt_tokens+g.usage.completion_tokens):"\u2013"}</b>tokens${g.usage?S`<span class="muted">${`${ee(g.usage.prompt_tokens)} prompt (${ee(g.usage.cached_tokens??0)} cached), ${ee(g.usage.completion_tokens)} completion`}</span>`:""}
       </div>
       <div class="card"><b data-testid="run-turns">${qt(m.turns.mean,2)}</b>turns (mean; max ${m.turns.max})</div>
       <div class="card"><b>${ee(m.toolCalls.total)}</b>tool calls</div>
-      ${d?.admission?S`<div class="card" data-testid="run-admission">
-              <b>${ee(d.admission.level)}</b>rollouts in flight allowed
-              <span class="muted"
-                >${`${d.admission.mode}, max ${ee(d.admission.max)}, peak ${ee(d.admission.peak_in_flight)}${Object.keys(d.admission.cuts??{}).length>0?`; cut by ${Object.entries(d.admission.cuts).map(([c,w])=>`${c} ${w}`).join(", ")}`:""}`}</span
-              >
-            </div>`:""}
+      ${d?.admission?S`<div class="card" data-testid="run-admission"><b>${ee(d.admission.level)}</b>rollouts in flight allowed<span class="muted">${Jc(d.admission)}</span></div>`:""}
     </div>
     <div class="charts">
       <${fo} histogram=${m.rewardHistogram} label="reward" testId="reward-histogram" />
@@ -282,13 +273,11 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
           </tbody>
         </table>
         ${m.groups?S`<h2>Groups</h2>
-                <p data-testid="groups">
-                  ${`${ee(m.groups.count)} examples \xB7 mean reward std ${Ee(m.groups.meanStd)} \xB7 ${ee(m.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) \xB7 ${ee(m.groups.allErrored)} all errored`}
-                </p>`:""}
+                <p data-testid="groups">${`${ee(m.groups.count)} examples \xB7 mean reward std ${Ee(m.groups.meanStd)} \xB7 ${ee(m.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) \xB7 ${ee(m.groups.allErrored)} all errored`}</p>`:""}
       </section>
     </div>
     <${Xi} run=${e} metrics=${_} version=${r} errorCodes=${Object.keys(m.errorExamples)} />
-  </section>`}var Jc=[["id","run"],["env","env"],["agent","agent / model"],["started_at","date"],["status","status"],["rollouts","rollouts"],["errored","errored"],["avg_reward","mean reward"],["pass_at_k","pass@k"],["duration_ms","duration"]];function ta(){let[e,t]=ce(null),[l,n]=ce(null),[o,r]=ce(""),[i,u]=ce({key:"started_at",desc:!0}),[d,m]=ce([]);Me(()=>{nt("runs").then(_=>t(_.runs),_=>n(_.message))},[]);let h=on(()=>{if(!e)return[];let _=o.toLowerCase(),c=e.filter(E=>!_||[E.id,E.env,E.agent,E.model,E.status].join(" ").toLowerCase().includes(_)),w=E=>(i.key==="pass_at_k"?Object.values(E.pass_at_k??{}).at(-1):E[i.key])??null;return c.sort((E,P)=>{let[A,y]=[w(E),w(P)];return A===y?0:A===null?1:y===null?-1:(A<y?-1:1)*(i.desc?-1:1)})},[e,o,i]);if(l)return S`<p class="error">${l}</p>`;if(!e)return S`<p class="muted">loading runs…</p>`;let g=_=>m(c=>c.includes(_)?c.filter(w=>w!==_):[...c.slice(-1),_]);return S`<section>
+  </section>`}function Jc(e){let t=Object.entries(e.cuts??{}).map(([l,n])=>`${l} ${n}`);return`${e.mode}, max ${ee(e.max)}, peak ${ee(e.peak_in_flight)}${t.length>0?`; cut by ${t.join(", ")}`:""}`}var Zc=[["id","run"],["env","env"],["agent","agent / model"],["started_at","date"],["status","status"],["rollouts","rollouts"],["errored","errored"],["avg_reward","mean reward"],["pass_at_k","pass@k"],["duration_ms","duration"]];function ta(){let[e,t]=ce(null),[l,n]=ce(null),[o,r]=ce(""),[i,u]=ce({key:"started_at",desc:!0}),[d,m]=ce([]);Me(()=>{nt("runs").then(_=>t(_.runs),_=>n(_.message))},[]);let h=on(()=>{if(!e)return[];let _=o.toLowerCase(),c=e.filter(E=>!_||[E.id,E.env,E.agent,E.model,E.status].join(" ").toLowerCase().includes(_)),w=E=>(i.key==="pass_at_k"?Object.values(E.pass_at_k??{}).at(-1):E[i.key])??null;return c.sort((E,P)=>{let[A,y]=[w(E),w(P)];return A===y?0:A===null?1:y===null?-1:(A<y?-1:1)*(i.desc?-1:1)})},[e,o,i]);if(l)return S`<p class="error">${l}</p>`;if(!e)return S`<p class="muted">loading runs…</p>`;let g=_=>m(c=>c.includes(_)?c.filter(w=>w!==_):[...c.slice(-1),_]);return S`<section>
     <h1>Runs <span class="muted">${e.length}</span></h1>
     <div class="toolbar">
       <input
@@ -305,7 +294,7 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
       <thead>
         <tr>
           <th></th>
-          ${Jc.map(([_,c])=>S`<th class="sortable" onClick=${()=>u({key:_,desc:i.key===_?!i.desc:!0})}>
+          ${Zc.map(([_,c])=>S`<th class="sortable" onClick=${()=>u({key:_,desc:i.key===_?!i.desc:!0})}>
                 ${c}${i.key===_?i.desc?" \u25BE":" \u25B4":""}
               </th>`)}
         </tr>
@@ -329,7 +318,7 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
   </section>`}var la=["#2a6fdb","#d9822b","#2e9e5b","#b8336a"];function mn({title:e,steps:t,lines:l,band:n,range:o,testId:r,format:i=u=>u}){let u=Hn(null);return Me(()=>{if(!u.current||t.length===0)return;let d=[t,...l.map(_=>_.values)],m=[{label:"step"},...l.map((_,c)=>({label:_.label,stroke:la[c%la.length],width:2,points:{show:t.length<60}}))],h={width:u.current.clientWidth||420,height:200,legend:{show:l.length>1||!!n,live:!1},scales:{x:{time:!1},...o?{y:{range:()=>o}}:{}},axes:[{label:"step",size:40},{size:60,values:(_,c)=>c.map(i)}],series:m};if(n){d.push(n.lower,n.upper);let _="rgba(42,111,219,0.18)";m.push({label:n.label,stroke:_,fill:_,points:{show:!1}},{label:`${n.label} (upper)`,stroke:_,points:{show:!1}});let[c,w]=[m.length-2,m.length-1];h.bands=[{series:[w,c],fill:_}]}let g=new Le(h,d,u.current);return()=>g.destroy()},[t,l,n,o]),S`<figure class="chart" data-testid=${r}>
     <figcaption>${e}</figcaption>
     ${t.length===0?S`<div class="muted">no steps yet</div>`:S`<div ref=${u}></div>`}
-  </figure>`}var Zc=5e3;function na({name:e}){let[t,l]=ce(null),[n,o]=ce(null);Me(()=>{let u=()=>nt("series",{name:e}).then(l,m=>o(m.message));u();let d=setInterval(u,Zc);return()=>clearInterval(d)},[e]);let r=on(()=>t&&Qc(t.steps),[t]);if(n)return S`<p class="error">${n}</p>`;if(!t)return S`<p class="muted">loading ${e}…</p>`;let i=t.steps.at(-1);return S`<section>
+  </figure>`}var Qc=5e3;function na({name:e}){let[t,l]=ce(null),[n,o]=ce(null);Me(()=>{let u=()=>nt("series",{name:e}).then(l,m=>o(m.message));u();let d=setInterval(u,Qc);return()=>clearInterval(d)},[e]);let r=on(()=>t&&Xc(t.steps),[t]);if(n)return S`<p class="error">${n}</p>`;if(!t)return S`<p class="muted">loading ${e}…</p>`;let i=t.steps.at(-1);return S`<section>
     <h1>${e} <span class="muted">series</span></h1>
     <p class="muted">${[t.env,t.model].filter(Boolean).join(" \xB7 ")} ${t.run?S` · <a href=${Jt(t.run)}>its rollouts</a>`:""}</p>
     <div class="cards">
@@ -345,7 +334,7 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
       <${mn} title="sampled tokens per rollout (all turns)" testId="series-tokens" ...${r.tokens} />
       <${mn} title="time per step (s)" testId="series-time" ...${r.time} />
     </div>
-  </section>`}function Qc(e){let t=e.map(r=>r.step),l=r=>e.map(i=>i[r]),n=l("reward_mean"),o=l("reward_std");return{reward:{steps:t,lines:[{label:"mean",values:n},{label:"min",values:l("reward_min")},{label:"max",values:l("reward_max")}],band:{label:"mean \xB1 std",lower:n.map((r,i)=>r===null?null:r-o[i]),upper:n.map((r,i)=>r===null?null:r+o[i])}},errored:{steps:t,lines:[{label:"errored",values:l("errored_share")}]},tokens:{steps:t,lines:[{label:"completion tokens",values:l("completion_tokens_per_rollout")}]},time:{steps:t,lines:[{label:"seconds",values:e.map(r=>r.time_ms/1e3)}]}}}function sa(){let[e,t]=ce(null),[l,n]=ce(null);return Me(()=>{nt("series-list").then(o=>t(o.series),o=>n(o.message))},[]),l?S`<p class="error">${l}</p>`:e?S`<section>
+  </section>`}function Xc(e){let t=e.map(r=>r.step),l=r=>e.map(i=>i[r]),n=l("reward_mean"),o=l("reward_std");return{reward:{steps:t,lines:[{label:"mean",values:n},{label:"min",values:l("reward_min")},{label:"max",values:l("reward_max")}],band:{label:"mean \xB1 std",lower:n.map((r,i)=>r===null?null:r-o[i]),upper:n.map((r,i)=>r===null?null:r+o[i])}},errored:{steps:t,lines:[{label:"errored",values:l("errored_share")}]},tokens:{steps:t,lines:[{label:"completion tokens",values:l("completion_tokens_per_rollout")}]},time:{steps:t,lines:[{label:"seconds",values:e.map(r=>r.time_ms/1e3)}]}}}function sa(){let[e,t]=ce(null),[l,n]=ce(null);return Me(()=>{nt("series-list").then(o=>t(o.series),o=>n(o.message))},[]),l?S`<p class="error">${l}</p>`:e?S`<section>
     <h1>Series</h1>
     <p class="muted">Rollout requests a trainer sent with <code>record: {series, step}</code>, one curve per series.</p>
     ${e.length===0?S`<p class="muted">none yet</p>`:S`<table class="grid" data-testid="series-table">
@@ -370,5 +359,5 @@ var he,jo,Oa,Yt,ys,An,Go,En,Yo,Ss,bs,Na,ln=Symbol.for("pv"),Cn={},Ln=[],Fa=/^m(i
                   </tr>`)}
             </tbody>
           </table>`}
-  </section>`:S`<p class="muted">loading…</p>`}var oa=()=>{let e=location.hash.replace(/^#\/?/,"").split("/").map(decodeURIComponent);return e[0]==="run"&&e[1]?{page:"run",run:e[1]}:e[0]==="rollout"&&e[1]&&e[2]?{page:"rollout",run:e[1],line:Number(e[2])}:e[0]==="compare"&&e[1]&&e[2]?{page:"compare",a:e[1],b:e[2]}:e[0]==="series"?e[1]?{page:"series",name:e[1]}:{page:"series-list"}:{page:"runs"}};function Xc(){let[e,t]=ce(oa());Me(()=>{let n=()=>{t(oa()),scrollTo(0,0)};return addEventListener("hashchange",n),()=>removeEventListener("hashchange",n)},[]);let l;return e.page==="run"?l=S`<${ea} key=${e.run} run=${e.run} />`:e.page==="rollout"?l=S`<${xr} run=${e.run} line=${e.line} />`:e.page==="compare"?l=S`<${Sr} a=${e.a} b=${e.b} />`:e.page==="series"?l=S`<${na} key=${e.name} name=${e.name} />`:e.page==="series-list"?l=S`<${sa} />`:l=S`<${ta} />`,S`<header><a href="#/">corral view</a> <a href="#/series">series</a></header>
-    <main>${l}</main>`}tr(S`<${Xc} />`,document.getElementById("app"));
+  </section>`:S`<p class="muted">loading…</p>`}var oa=()=>{let e=location.hash.replace(/^#\/?/,"").split("/").map(decodeURIComponent);return e[0]==="run"&&e[1]?{page:"run",run:e[1]}:e[0]==="rollout"&&e[1]&&e[2]?{page:"rollout",run:e[1],line:Number(e[2])}:e[0]==="compare"&&e[1]&&e[2]?{page:"compare",a:e[1],b:e[2]}:e[0]==="series"?e[1]?{page:"series",name:e[1]}:{page:"series-list"}:{page:"runs"}};function ef(){let[e,t]=ce(oa());Me(()=>{let n=()=>{t(oa()),scrollTo(0,0)};return addEventListener("hashchange",n),()=>removeEventListener("hashchange",n)},[]);let l;return e.page==="run"?l=S`<${ea} key=${e.run} run=${e.run} />`:e.page==="rollout"?l=S`<${xr} run=${e.run} line=${e.line} />`:e.page==="compare"?l=S`<${Sr} a=${e.a} b=${e.b} />`:e.page==="series"?l=S`<${na} key=${e.name} name=${e.name} />`:e.page==="series-list"?l=S`<${sa} />`:l=S`<${ta} />`,S`<header><a href="#/">corral view</a> <a href="#/series">series</a></header>
+    <main>${l}</main>`}tr(S`<${ef} />`,document.getElementById("app"));

@@ -21,9 +21,7 @@ export function RunPage({ run }) {
   const metricNames = Object.keys(statistics.metricHistograms);
   return html`<section>
     <h1>${run} <span class=${`status status-${entry.status}`} data-testid="run-status">${entry.status}</span></h1>
-    <p class="muted">
-      ${[entry.env, entry.agent, entry.model, entry.started_at, metadata?.rollouts_per_example ? `r = ${metadata.rollouts_per_example}` : null].filter(Boolean).join(' · ')}
-    </p>
+    <p class="muted">${[entry.env, entry.agent, entry.model, entry.started_at, metadata?.rollouts_per_example ? `r = ${metadata.rollouts_per_example}` : null].filter(Boolean).join(' · ')}</p>
     ${
       badLines?.count > 0
         ? html`<div class="warning-box" data-testid="bad-lines">
@@ -41,30 +39,13 @@ export function RunPage({ run }) {
       <div class="card">
         <b data-testid="run-tokens">${summary.usage ? count(summary.usage.prompt_tokens + summary.usage.completion_tokens) : '–'}</b>tokens${
           summary.usage
-            ? html`<span class="muted"
-                >${`${count(summary.usage.prompt_tokens)} prompt (${count(summary.usage.cached_tokens ?? 0)} cached), ${count(summary.usage.completion_tokens)} completion`}</span
-              >`
+            ? html`<span class="muted">${`${count(summary.usage.prompt_tokens)} prompt (${count(summary.usage.cached_tokens ?? 0)} cached), ${count(summary.usage.completion_tokens)} completion`}</span>`
             : ''
         }
       </div>
       <div class="card"><b data-testid="run-turns">${num(statistics.turns.mean, 2)}</b>turns (mean; max ${statistics.turns.max})</div>
       <div class="card"><b>${count(statistics.toolCalls.total)}</b>tool calls</div>
-      ${
-        metadata?.admission
-          ? html`<div class="card" data-testid="run-admission">
-              <b>${count(metadata.admission.level)}</b>rollouts in flight allowed
-              <span class="muted"
-                >${`${metadata.admission.mode}, max ${count(metadata.admission.max)}, peak ${count(metadata.admission.peak_in_flight)}${
-                  Object.keys(metadata.admission.cuts ?? {}).length > 0
-                    ? `; cut by ${Object.entries(metadata.admission.cuts)
-                        .map(([reason, times]) => `${reason} ${times}`)
-                        .join(', ')}`
-                    : ''
-                }`}</span
-              >
-            </div>`
-          : ''
-      }
+      ${metadata?.admission ? html`<div class="card" data-testid="run-admission"><b>${count(metadata.admission.level)}</b>rollouts in flight allowed<span class="muted">${admissionText(metadata.admission)}</span></div>` : ''}
     </div>
     <div class="charts">
       <${HistogramChart} histogram=${statistics.rewardHistogram} label="reward" testId="reward-histogram" />
@@ -132,13 +113,17 @@ export function RunPage({ run }) {
         ${
           statistics.groups
             ? html`<h2>Groups</h2>
-                <p data-testid="groups">
-                  ${`${count(statistics.groups.count)} examples · mean reward std ${fixed(statistics.groups.meanStd)} · ${count(statistics.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) · ${count(statistics.groups.allErrored)} all errored`}
-                </p>`
+                <p data-testid="groups">${`${count(statistics.groups.count)} examples · mean reward std ${fixed(statistics.groups.meanStd)} · ${count(statistics.groups.zeroVariance)} with one reward for every rollout (no GRPO signal) · ${count(statistics.groups.allErrored)} all errored`}</p>`
             : ''
         }
       </section>
     </div>
     <${RolloutTable} run=${run} metrics=${metricNames} version=${version} errorCodes=${Object.keys(statistics.errorExamples)} />
   </section>`;
+}
+
+/** The admission line of metadata.json: `auto, max 256, peak 49; cut by overload 3` (docs/admission.md). */
+function admissionText(admission) {
+  const cuts = Object.entries(admission.cuts ?? {}).map(([reason, times]) => `${reason} ${times}`);
+  return `${admission.mode}, max ${count(admission.max)}, peak ${count(admission.peak_in_flight)}${cuts.length > 0 ? `; cut by ${cuts.join(', ')}` : ''}`;
 }
