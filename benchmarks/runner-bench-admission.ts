@@ -77,6 +77,9 @@ export async function admissionFigures(options: { rollouts: number; log: (line: 
   const auto = await measure('-c auto', new AdmissionController({ mode: 'auto', maxConcurrency: 256 }));
   const best = fixed.reduce((a, b) => (b.rolloutsPerS > a.rolloutsPerS ? b : a));
   const worst = fixed.reduce((a, b) => (b.rolloutsPerS < a.rolloutsPerS ? b : a));
+  // A setting that errored rollouts bought its rate with lost work: the fair peer is the best one without errors.
+  const clean = fixed.filter((each) => each.errored === 0);
+  const bestClean = clean.length > 0 ? clean.reduce((a, b) => (b.rolloutsPerS > a.rolloutsPerS ? b : a)) : best;
   return [
     {
       name: 'runner.admission.auto_rollouts_per_s',
@@ -85,6 +88,15 @@ export async function admissionFigures(options: { rollouts: number; log: (line: 
       peer: `best fixed (${best.label})`,
       peerValue: round(best.rolloutsPerS, 1),
       ratio: round(auto.rolloutsPerS / best.rolloutsPerS),
+      target: '>= 0.9',
+    },
+    {
+      name: 'runner.admission.auto_vs_best_error_free_fixed',
+      value: round(auto.rolloutsPerS, 1),
+      unit: 'rollouts/s',
+      peer: `best fixed with 0 errored (${bestClean.label})`,
+      peerValue: round(bestClean.rolloutsPerS, 1),
+      ratio: round(auto.rolloutsPerS / bestClean.rolloutsPerS),
       target: '>= 0.9',
     },
     {

@@ -89,7 +89,11 @@ describe('admission control (-c auto) against a real HTTP model endpoint', () =>
     const controller = new AdmissionController({ mode: 'auto', maxConcurrency: 64 });
     const { progress, server } = await run(() => ({ kind: 'text', content: 'yes', delayMs: ANSWER_MS }), controller);
     expect(progress).toMatchObject({ done: 400, errored: 0 });
-    expect(controller.snapshot()).toMatchObject({ level: 64, peak_in_flight: 64, cuts: {} });
+    // It reaches the ceiling (a latency cut on a starved CI machine may take it a step down again near the end).
+    const snapshot = controller.snapshot();
+    expect(Math.max(...snapshot.history.map(([, level]) => level))).toBe(64);
+    expect(snapshot.peak_in_flight).toBe(64);
+    expect(snapshot.cuts.overload).toBeUndefined();
     expect(server.load.peakInFlight).toBe(64);
   });
 });
