@@ -100,11 +100,12 @@ export function registerBenchSubcommands(bench: Command): void {
   bench
     .command('runner')
     .description(
-      'wiki-search rollouts/s (openai agent vs an instant scripted model), HumanEval graded in Docker (vs docker run), baseline exact match, training-sample build cost',
+      'wiki-search rollouts/s (openai agent vs an instant scripted model), HumanEval graded in Docker (vs docker run), baseline exact match, training-sample build cost, -c auto vs fixed -c on a degrading endpoint',
     )
     .option('--json', 'print only the JSON array of figures on stdout')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
-    .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline,samples')
+    .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline,samples,admission')
+    .option('--admission-rollouts <n>', 'admission: rollouts per -c setting', '600')
     .option('--rollouts <n>', 'wiki rollouts per timed run, all in flight at once', '1024')
     .option('--repeats <n>', 'timed wiki runs (median)', '3')
     .option('--image <image>', 'sandbox image for HumanEval and its docker run peer', 'corral/python:latest')
@@ -120,11 +121,12 @@ export function registerBenchSubcommands(bench: Command): void {
         image: string;
         concurrency: string;
         limit?: string;
+        admissionRollouts: string;
       }) => {
         const { RUNNER_BENCH_PARTS, runRunnerBench } = await import('./runner-bench.js');
         const parts = chooseParts(options.only, RUNNER_BENCH_PARTS);
         // The samples part is pure CPU on a synthetic record: it needs no evaluation data.
-        const dataDir = parts.every((part) => part === 'samples') ? '' : requireDataDir(options.dataDir);
+        const dataDir = parts.every((part) => part === 'samples' || part === 'admission') ? '' : requireDataDir(options.dataDir);
         const figures = await runRunnerBench({
           dataDir,
           openTools: (environment, { backend }) => openEvalTools(environment, { backend, dataDir, image: options.image }),
@@ -135,12 +137,13 @@ export function registerBenchSubcommands(bench: Command): void {
           humanEvalConcurrency: positive(options.concurrency, '--concurrency'),
           baselineLimit: options.limit === undefined ? undefined : positive(options.limit, '--limit'),
           baselineConcurrency: 32,
+          admissionRollouts: positive(options.admissionRollouts, '--admission-rollouts'),
           log,
         });
         print(
           figures,
           options.json === true,
-          'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions; samples = median ms per buildSamples call on a synthetic 10-turn 8k-token rollout (5 rounds of 500 after a warm-up), JSON.stringify of the same record as the peer.',
+          'runner: wiki = median of timed runEvaluation runs after a 256-rollout warm-up (scripted model in a child process, results written to a temp dir); humaneval = one cold-pool batch each for the runner and the docker run peer, at the same concurrency; baseline = one pass over the dev questions; samples = median ms per buildSamples call on a synthetic 10-turn 8k-token rollout (5 rounds of 500 after a warm-up), JSON.stringify of the same record as the peer; admission = one run each of -c auto and fixed -c 8..256 on an in-process endpoint that answers 429 above 48 in flight, ratio against the best and the worst fixed.',
         );
       },
     );

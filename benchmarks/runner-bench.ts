@@ -2,7 +2,8 @@
  * `corral bench runner`: wiki-search rollouts per second with the real OpenAI agent against an instant scripted
  * model (all rollouts in flight at once), HumanEval reference solutions graded in Docker sandboxes against a
  * `docker run` per problem, the baseline agent's exact match on the SQuAD dev split, and the cost of building
- * training samples per rollout against JSON.stringify of the same record.
+ * training samples per rollout against JSON.stringify of the same record, and -c auto against the best and worst
+ * fixed -c on a degrading endpoint.
  */
 import { createPythonCodeEnvironment, createWikiSearchEnvironment, defaultCorpusPaths } from '../src/runner/environments/index.js';
 import { codeDataset } from '../src/runner/environments/python-code/code-dataset.js';
@@ -14,8 +15,9 @@ import { humanEvalFigures } from './runner-bench-humaneval.js';
 import type { OpenBenchTools } from './runner-bench-tools.js';
 import { wikiRolloutFigures } from './runner-bench-wiki.js';
 import { sampleBuildFigures } from './runner-bench-samples.js';
+import { admissionFigures } from './runner-bench-admission.js';
 
-export const RUNNER_BENCH_PARTS = ['wiki', 'humaneval', 'baseline', 'samples'] as const;
+export const RUNNER_BENCH_PARTS = ['wiki', 'humaneval', 'baseline', 'samples', 'admission'] as const;
 export type RunnerBenchPart = (typeof RUNNER_BENCH_PARTS)[number];
 
 export interface RunnerBenchOptions {
@@ -31,12 +33,15 @@ export interface RunnerBenchOptions {
   /** Dev questions for the baseline; undefined = the whole split. */
   baselineLimit: number | undefined;
   baselineConcurrency: number;
+  /** Rollouts per setting of the admission comparison. */
+  admissionRollouts: number;
   log: (line: string) => void;
 }
 
 export async function runRunnerBench(options: RunnerBenchOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
   if (options.parts.includes('samples')) figures.push(...sampleBuildFigures({ log: options.log }));
+  if (options.parts.includes('admission')) figures.push(...(await admissionFigures({ rollouts: options.admissionRollouts, log: options.log })));
   const datasetOptions = { args: {}, dataDir: options.dataDir };
   if (options.parts.includes('wiki') || options.parts.includes('baseline')) {
     const environment = createWikiSearchEnvironment({ corpus: defaultCorpusPaths(options.dataDir) });

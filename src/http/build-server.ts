@@ -9,7 +9,7 @@ import type { ToolCatalog } from '../mcp/tool-catalog.js';
 import type { SandboxPoolView, SandboxSource } from '../mcp/sandbox-source.js';
 import { ToolServerHost } from '../mcp/tool-server-host.js';
 import './corral-decorations.js';
-import { CorralMetrics } from './corral-metrics.js';
+import { type AdmissionGauges, CorralMetrics } from './corral-metrics.js';
 import { addErrorReplies } from './error-replies.js';
 import { healthRoute } from './health-route.js';
 import { mcpRoutes } from './mcp-routes.js';
@@ -33,6 +33,8 @@ export interface ServerDependencies {
   sandboxSource: SandboxSource;
   /** Pool counts for /metrics; omitted, the pool gauges stay empty. */
   pool?: Pick<SandboxPoolView, 'stats'>;
+  /** The rollout API's admission level for /metrics (the controller shared by requests without max_concurrency); omitted, no admission gauges. */
+  admission?: () => AdmissionGauges | undefined;
   /** Who owns a handle, session, episode or task; defaults to principalResolverFor(config.server). */
   resolvePrincipal?: PrincipalResolver;
   logger?: FastifyServerOptions['logger'];
@@ -60,6 +62,7 @@ export function buildServer(config: CorralConfig, dependencies: ServerDependenci
   const metrics: CorralMetrics = new CorralMetrics({
     poolStats: () => dependencies.pool?.stats() ?? [],
     hostStats: (): Record<string, number> => host.stats(),
+    ...(dependencies.admission ? { admission: dependencies.admission } : {}),
   });
   const quotas = principalQuotas(config.server, metrics);
   const host: ToolServerHost = new ToolServerHost({

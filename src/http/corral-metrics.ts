@@ -17,10 +17,22 @@ const POOL_EVENTS = {
   reset_failed: 'resetFailuresTotal',
 } as const satisfies Record<string, keyof PoolStats>;
 
+/** The admission controller's counts, as plain numbers (http/ does not import the runner). */
+export interface AdmissionGauges {
+  level: number;
+  in_flight: number;
+  waiting: number;
+  max: number;
+}
+
 export interface MetricsSources {
   poolStats: () => readonly PoolStats[];
   hostStats: () => Record<string, number>;
+  /** The rollout API's admission controller, read at scrape time. */
+  admission?: () => AdmissionGauges | undefined;
 }
+
+const ADMISSION_STATES = ['level', 'in_flight', 'waiting', 'max'] as const satisfies readonly (keyof AdmissionGauges)[];
 
 export class CorralMetrics implements ToolCallObserver {
   readonly registry = new Registry();
@@ -66,6 +78,20 @@ export class CorralMetrics implements ToolCallObserver {
         for (const [kind, count] of Object.entries(sources.hostStats())) this.set({ kind }, count);
       },
     });
+    if (sources.admission) {
+      const admission = sources.admission;
+      new Gauge({
+        name: 'corral_admission_rollouts',
+        help: 'Admission control of the rollout API: the level (rollouts allowed in flight), in_flight, waiting at the gate, and max (the ceiling).',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          this.reset();
+          const gauges = admission();
+          if (gauges) for (const state of ADMISSION_STATES) this.set({ state }, gauges[state]);
+        },
+      });
+    }
     this.calls = new Counter({
       name: 'corral_tool_calls_total',
       help: 'Tool calls by tool and outcome (ok, tool_error, failed).',

@@ -65,7 +65,10 @@ export const rolloutRequestSchema = z
     model: modelSchema,
     /** Top-level chat-completions fields (temperature, max_tokens, logprobs, ...); model, messages, tools, stream and n are refused. */
     sampling_args: z.record(z.string(), z.unknown()).optional(),
-    /** Rollouts of this request in flight at once (default 32; the server may cap it). */
+    /**
+     * Rollouts of this request in flight at once (the server may cap it). Omitted: the server's admission control
+     * decides, one level shared by every such request (docs/admission.md).
+     */
     max_concurrency: z.number().int().min(1).max(4096).optional(),
     /** Overrides the environment's max turns. */
     max_turns: z.number().int().min(1).max(1000).optional(),

@@ -11,5 +11,6 @@ export type {
   ScriptedModelServer,
   ScriptedModelServerOptions,
   ScriptedToolCall,
+  ServerLoad,
 } from './scripted-model-server.js';
 export { smallWikiIndex } from './small-wiki-index.js';

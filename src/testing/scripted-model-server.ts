@@ -67,12 +67,19 @@ export interface RecordedRequest {
 }
 
 /** callIndex counts requests across the whole server (0, 1, ...), in arrival order. */
-export type ModelScript = (request: ChatCompletionRequestBody, callIndex: number) => ModelReply | Promise<ModelReply>;
+export type ModelScript = (request: ChatCompletionRequestBody, callIndex: number, load: ServerLoad) => ModelReply | Promise<ModelReply>;
+
+/** Completion requests (chat and token-id) being answered now, this one included, e.g. to answer 429 above a level. */
+export interface ServerLoad {
+  readonly inFlight: number;
+  readonly peakInFlight: number;
+}
 
 export interface ScriptedModelServer {
   /** Ends in /v1, as OpenAI-compatible clients expect. */
   baseURL: string;
   requests: RecordedRequest[];
+  load: ServerLoad;
   close(): Promise<void>;
 }
 
@@ -87,6 +94,13 @@ export async function startScriptedModelServer(script: ModelScript, options: Scr
   const requests: RecordedRequest[] = [];
   const pendingTimers = new Set<NodeJS.Timeout>();
   let callIndex = 0;
+  const load = { inFlight: 0, peakInFlight: 0 };
+  /** Counts a completion request until its response closes (answered, or the client went away). */
+  const countInFlight = (response: ServerResponse) => {
+    load.inFlight++;
+    load.peakInFlight = Math.max(load.peakInFlight, load.inFlight);
+    response.once('close', () => load.inFlight--);
+  };
 
   const server = createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (request, response) => {
     void handle(request, response).catch((error: unknown) =>
@@ -111,7 +125,8 @@ export async function startScriptedModelServer(script: ModelScript, options: Scr
     }
     const index = callIndex++;
     if (recordRequests) requests.push({ body, headers: request.headers, receivedAtMs: performance.now(), route: 'chat' });
-    const scripted = await script(body, index);
+    countInFlight(response);
+    const scripted = await script(body, index, load);
     const reply = options.template ? withTemplateTokens(scripted, body, options.template) : scripted;
     if (reply.delayMs && !(await wait(reply.delayMs, response))) return;
     if (reply.kind === 'http-error') {
@@ -146,7 +161,8 @@ export async function startScriptedModelServer(script: ModelScript, options: Scr
     const chatBody = { ...body, messages: decodeConversation(prompt as number[]) } as ChatCompletionRequestBody;
     const index = callIndex++;
     if (recordRequests) requests.push({ body: chatBody, headers: request.headers, receivedAtMs: performance.now(), route: 'completions' });
-    const reply = await script(chatBody, index);
+    countInFlight(response);
+    const reply = await script(chatBody, index, load);
     if (reply.kind === 'http-error')
       return sendJson(response, reply.status, { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, code: reply.status } });
     if (reply.kind === 'malformed') return void response.writeHead(200, { 'content-type': 'application/json' }).end(reply.body);
@@ -197,6 +213,7 @@ export async function startScriptedModelServer(script: ModelScript, options: Scr
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    load,
     async close() {
       for (const timer of pendingTimers) clearTimeout(timer);
       pendingTimers.clear();

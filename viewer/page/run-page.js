@@ -50,6 +50,7 @@ export function RunPage({ run }) {
       </div>
       <div class="card"><b data-testid="run-turns">${num(statistics.turns.mean, 2)}</b>turns (mean; max ${statistics.turns.max})</div>
       <div class="card"><b>${count(statistics.toolCalls.total)}</b>tool calls</div>
+      ${metadata?.admission ? html`<div class="card" data-testid="run-admission"><b>${count(metadata.admission.level)}</b>rollouts in flight allowed<span class="muted">${admissionText(metadata.admission)}</span></div>` : ''}
     </div>
     <div class="charts">
       <${HistogramChart} histogram=${statistics.rewardHistogram} label="reward" testId="reward-histogram" />
@@ -142,4 +143,10 @@ function Quarantine({ canaries }) {
         </div>`,
     )}
   </div>`;
+}
+
+/** The admission line of metadata.json: `auto, max 256, peak 49; cut by overload 3` (docs/admission.md). */
+function admissionText(admission) {
+  const cuts = Object.entries(admission.cuts ?? {}).map(([reason, times]) => `${reason} ${times}`);
+  return `${admission.mode}, max ${count(admission.max)}, peak ${count(admission.peak_in_flight)}${cuts.length > 0 ? `; cut by ${cuts.join(', ')}` : ''}`;
 }

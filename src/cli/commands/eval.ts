@@ -37,7 +37,12 @@ export function registerEvalCommand(program: Command): void {
     .option('--api-key <key>', 'API key (default: OPENAI_API_KEY; never written to metadata.json)')
     .option('-n, --num-examples <n>', 'examples to run (-1: all; default -1)')
     .option('-r, --rollouts-per-example <r>', 'rollouts per example (group size for GRPO statistics and pass@k; default 1)')
-    .option('-c, --concurrency <c>', 'rollouts in flight at once', '32')
+    .option(
+      '-c, --concurrency <c>',
+      'rollouts in flight at once: auto (admission control: ramps up, backs off on 429/503, timeouts, rising latency, sandbox waits, memory pressure) or a fixed number',
+      'auto',
+    )
+    .option('--max-concurrency <n>', 'the ceiling of -c auto', '256')
     .option('--out <dir>', 'output directory (default runs/<env>--<model>/<run-id>)')
     .option('--resume <dir>', 'finish an interrupted run in this directory, with the settings stored in its metadata.json')
     .option('--seed <s>', 'sampling seed (rollout i gets seed + i)')
@@ -121,6 +126,7 @@ export function registerEvalCommand(program: Command): void {
       const execution = options.queue
         ? await queuedEvaluation(run, { ...options, queue: options.queue }, startedAt, log)
         : await localEvaluation(run, options, startedAt, log);
+      const endpoint = options.queue ? undefined : modelEndpointOf(agent, options.apiKey);
       process.exitCode = await runEvalFlow({
         ...execution,
         directory,
@@ -130,6 +136,8 @@ export function registerEvalCommand(program: Command): void {
         plannedRollouts: examples.length * command.rollouts_per_example,
         options,
         atif: CLI_AGENT_NAMES.includes(agent.name),
+        // vLLM serves its Prometheus metrics at the root, beside /v1.
+        ...(endpoint ? { serverMetricsURL: new URL('/metrics', endpoint.baseURL) } : {}),
         startedAt,
         log,
       });

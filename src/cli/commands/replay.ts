@@ -166,7 +166,7 @@ export function registerReplayCommand(program: Command): void {
         examples,
         rolloutsPerExample: sourceRolloutsPerExample(source) * replays,
         plannedRollouts: source.records.length * replays,
-        options: { concurrency, progress: flags.progress, progressInterval: 5, samples: false },
+        options: { concurrency, maxConcurrency: concurrency, progress: flags.progress, progressInterval: 5, samples: false },
         atif: false,
         startedAt,
         log,

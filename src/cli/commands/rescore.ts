@@ -94,7 +94,7 @@ export function registerRescoreCommand(program: Command): void {
         examples,
         rolloutsPerExample,
         plannedRollouts: source.records.length,
-        options: { concurrency, progress: flags.progress, progressInterval: 5, samples: false },
+        options: { concurrency, maxConcurrency: concurrency, progress: flags.progress, progressInterval: 5, samples: false },
         atif: false,
         startedAt,
         log,

@@ -128,6 +128,7 @@ export function registerServeCommand(program: Command): void {
       };
       const app = buildServer(config, {
         environments,
+        admission: () => localOrQueued.admission.snapshot(),
         sandboxSource: runtime.sandboxSource,
         pool: runtime.pool,
         rollouts,

@@ -17,6 +17,9 @@ import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { type RunStatus, evalExitCode } from './eval-exit.js';
 import { type EvalOptions, maxErrorsLimit } from './eval-options.js';
 import { createProgressDisplay } from './progress-display.js';
+import { AdmissionController, type AdmissionSnapshot } from '../../runner/run/admission/admission-controller.js';
+import type { LoadObserver } from '../../runner/run/admission/load-signals.js';
+import { watchServerLoad } from '../../runner/run/admission/server-load-watch.js';
 import { writeRunSamples } from './run-samples.js';
 
 /** What an executor choice hands the flow: the executor, the run's metadata, and how to describe, cancel and close it. */
@@ -30,8 +33,12 @@ export interface EvalExecution {
   describe: string;
   /** What the first Ctrl-C does, for the line that says so. */
   cancelling: string;
+  /** The model server's Prometheus /metrics (vLLM: requests running and waiting, KV-cache usage), read while the run goes when it serves them. */
+  serverMetricsURL?: URL;
   /** Releases what the run holds (the agent, the tool runtime), however it ended. */
   close: () => Promise<void>;
+  /** Feeds load signals of what the executor holds (the sandbox pool's waits) to the run's admission controller; returns the unsubscribe. */
+  observeLoad?: (observer: LoadObserver) => () => void;
   /** After each group is in results.jsonl (the Harbor job layout of a terminal run). */
   afterGroup?: (records: readonly ResultRecord[]) => void | Promise<void>;
   /** Live canaries (--canaries RATE): run by the driver before each canaried example's group, kept in canaries.jsonl. */
@@ -46,7 +53,7 @@ export interface EvalFlowOptions extends EvalExecution {
   rolloutsPerExample: number;
   /** Rollouts of the whole run, those written before a resume included. */
   plannedRollouts: number;
-  options: Pick<EvalOptions, 'concurrency' | 'maxErrors' | 'progress' | 'progressInterval' | 'samples'>;
+  options: Pick<EvalOptions, 'concurrency' | 'maxConcurrency' | 'maxErrors' | 'progress' | 'progressInterval' | 'samples'>;
   /** Also write <run>/atif/<example>/<rollout>/trajectory.json for every rollout (a CLI coding agent's run). */
   atif: boolean;
   startedAt: number;
@@ -58,10 +65,15 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
   const { options, log } = flow;
   // The quarantine list rides on metadata.json (canaries.jsonl holds the canary records); a resume reads it back.
   const canaryOutcomes = flow.canaries ? readCanaries(flow.directory) : undefined;
+  const admission = new AdmissionController(
+    options.concurrency === 'auto' ? { mode: 'auto', maxConcurrency: options.maxConcurrency } : { mode: 'fixed', maxConcurrency: options.concurrency },
+  );
+  // The level over time is part of the run's record (docs/admission.md).
   const metadataNow = () => ({
     ...flow.metadata,
     ...flow.extraMetadata?.(),
     ...(flow.canaries && canaryOutcomes ? canaryMetadata(flow.canaries.rate, canaryOutcomes) : {}),
+    admission: admission.snapshot(),
   });
   let sink: ReturnType<typeof openResultsFileSink>;
   try {
@@ -102,14 +114,17 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
     enabled: options.progress,
     tty: process.stderr.isTTY === true,
     intervalS: options.progressInterval,
+    concurrency: () => concurrencyText(admission.snapshot()),
   });
+  const stopObserving = flow.observeLoad?.(admission);
+  const stopServerLoad = flow.serverMetricsURL ? watchServerLoad(flow.serverMetricsURL, admission) : undefined;
   let outcome: Awaited<ReturnType<typeof runDriver>>;
   try {
     outcome = await runDriver({
       task: flow.task,
       examples: flow.examples,
       rolloutsPerExample: flow.rolloutsPerExample,
-      concurrency: options.concurrency,
+      concurrency: admission,
       executor: flow.executor,
       sink,
       abortSignal: controller.signal,
@@ -121,6 +136,8 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
       log,
     });
   } finally {
+    stopObserving?.();
+    stopServerLoad?.();
     display.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -143,6 +160,11 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
   });
   if (options.samples) await writeRunSamples(flow.directory, log);
   return status;
+}
+
+/** The progress line's part: `in flight 37/48 (auto, max 256)` or `in flight 8/8`. */
+function concurrencyText(snapshot: AdmissionSnapshot): string {
+  return `in flight ${snapshot.in_flight}/${snapshot.level}${snapshot.mode === 'auto' ? ` (auto, max ${snapshot.max})` : ''}`;
 }
 
 export interface RunEnding {

@@ -10,7 +10,10 @@ const evalOptionsSchema = z
     apiKey: z.string().optional(),
     numExamples: z.coerce.number().int().min(-1).optional(),
     rolloutsPerExample: z.coerce.number().int().min(1).optional(),
-    concurrency: z.coerce.number().int().min(1).default(32),
+    /** -c: `auto` (admission control, up to --max-concurrency) or a fixed number of rollouts in flight. */
+    concurrency: z.union([z.literal('auto'), z.coerce.number().int().min(1)], { message: "'auto' or a whole number >= 1" }).default('auto'),
+    /** The ceiling of -c auto. */
+    maxConcurrency: z.coerce.number().int().min(1).default(256),
     out: z.string().optional(),
     resume: z.string().optional(),
     seed: z.coerce.number().int().optional(),
@@ -61,6 +64,11 @@ export function parseEvalOptions(raw: Record<string, unknown>): EvalOptions {
       `corral eval: ${parsed.error.issues.map((issue) => `${flagName(String(issue.path[0]))}: ${issue.message}`).join('; ')}`,
     );
   return parsed.data;
+}
+
+/** The most rollouts the run may hold at once: -c N, or --max-concurrency under -c auto. */
+export function concurrencyCeiling(options: Pick<EvalOptions, 'concurrency' | 'maxConcurrency'>): number {
+  return options.concurrency === 'auto' ? options.maxConcurrency : options.concurrency;
 }
 
 /** The run stops once more rollouts than this have errored (in this invocation). */

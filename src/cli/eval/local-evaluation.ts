@@ -37,6 +37,11 @@ export async function localEvaluation(run: PreparedRun, options: EvalOptions, st
     describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), backend ${runtime.backend}${canaryLine}`,
     cancelling: 'finishing in-flight rollouts and releasing sandboxes',
     ...(canaries ? { canaries: { runner: canaries.runner, rate: canaries.rate } } : {}),
+    // A rollout that waited for a sandbox because the pool was full: more rollouts in flight would only wait too.
+    observeLoad: (observer) =>
+      runtime.pool.onAcquireWait((event) => {
+        if (event.atCapacity) observer.observe({ kind: 'sandbox-wait', startedAtMs: event.startedAtMs, waitMs: event.waitMs });
+      }),
     close: async () => {
       await agent.close?.().catch(() => undefined);
       await canaries?.oracle.close?.().catch(() => undefined);

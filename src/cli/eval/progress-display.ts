@@ -15,30 +15,41 @@ export interface ProgressDisplay {
 
 export function createProgressDisplay(
   total: number,
-  options: { enabled: boolean; tty: boolean; intervalS: number; write?: (line: string) => void },
+  options: { enabled: boolean; tty: boolean; intervalS: number; write?: (line: string) => void; concurrency?: () => string },
 ): ProgressDisplay {
   if (!options.enabled) return { update: () => undefined, stop: () => undefined };
-  return options.tty ? terminalBar(total) : periodicLines(total, options.intervalS, options.write ?? ((line) => process.stderr.write(`${line}\n`)));
+  const concurrency = options.concurrency ?? (() => '');
+  return options.tty
+    ? terminalBar(total, concurrency)
+    : periodicLines(total, options.intervalS, options.write ?? ((line) => process.stderr.write(`${line}\n`)), concurrency);
 }
 
-function terminalBar(total: number): ProgressDisplay {
+/** The admission level, when the run has one: ` | in flight 37/48 (auto, max 256)`. */
+const part = (text: string) => (text === '' ? '' : ` | ${text}`);
+
+function terminalBar(total: number, concurrency: () => string): ProgressDisplay {
   const bar = new SingleBar({
-    format: 'rollouts {bar} {value}/{total} | {rate}/s | errors {errored} | mean reward {meanReward} | {duration_formatted} | ETA {eta_formatted}',
+    format: 'rollouts {bar} {value}/{total} | {rate}/s | errors {errored} | mean reward {meanReward}{concurrency} | {duration_formatted} | ETA {eta_formatted}',
     stream: process.stderr,
     hideCursor: true,
     etaBuffer: 50,
   });
   const startedAt = performance.now();
-  bar.start(total, 0, { rate: '0.0', errored: 0, meanReward: '-' });
+  bar.start(total, 0, { rate: '0.0', errored: 0, meanReward: '-', concurrency: part(concurrency()) });
   return {
     update(progress) {
-      bar.update(progress.done, { rate: rate(progress, startedAt).toFixed(1), errored: progress.errored, meanReward: meanReward(progress) });
+      bar.update(progress.done, {
+        rate: rate(progress, startedAt).toFixed(1),
+        errored: progress.errored,
+        meanReward: meanReward(progress),
+        concurrency: part(concurrency()),
+      });
     },
     stop: () => bar.stop(),
   };
 }
 
-function periodicLines(total: number, intervalS: number, write: (line: string) => void): ProgressDisplay {
+function periodicLines(total: number, intervalS: number, write: (line: string) => void, concurrency: () => string): ProgressDisplay {
   const startedAt = performance.now();
   let latest: EvaluationProgress = { done: 0, total, errored: 0, rewardSum: 0, scored: 0 };
   let lastLineAt = startedAt;
@@ -49,7 +60,7 @@ function periodicLines(total: number, intervalS: number, write: (line: string) =
     const eta = latest.done === 0 ? '?' : formatSeconds(remaining / Math.max(perSecond, 1e-9));
     const percent = total > 0 ? ((100 * latest.done) / total).toFixed(1) : '100.0';
     write(
-      `[eval] progress ${latest.done}/${total} (${percent}%) | ${perSecond.toFixed(2)}/s | errors ${latest.errored} | mean reward ${meanReward(latest)} | elapsed ${formatSeconds((performance.now() - startedAt) / 1000)} | ETA ${eta}`,
+      `[eval] progress ${latest.done}/${total} (${percent}%) | ${perSecond.toFixed(2)}/s | errors ${latest.errored} | mean reward ${meanReward(latest)}${part(concurrency())} | elapsed ${formatSeconds((performance.now() - startedAt) / 1000)} | ETA ${eta}`,
     );
   };
   const timer = setInterval(line, intervalS * 1000);

@@ -4,7 +4,7 @@
  * wrote it, and when it started (kept from the first session on --resume).
  */
 import { corralBuild } from './corral-build.js';
-import type { EvalOptions } from './eval-options.js';
+import { type EvalOptions, concurrencyCeiling } from './eval-options.js';
 import type { PreparedRun } from './prepare-run.js';
 import { thisWriter } from '../../runner/run/run-liveness.js';
 
@@ -22,7 +22,7 @@ export function runMetadata(run: PreparedRun, options: EvalOptions, backend: str
     num_examples: examples.length,
     rollouts_per_example: command.rollouts_per_example,
     sampling_args: agent.samplingArgs ?? {},
-    max_concurrent: options.concurrency,
+    max_concurrent: concurrencyCeiling(options),
     ...corralBuild(),
     command,
     model_timeout_s: options.modelTimeout,

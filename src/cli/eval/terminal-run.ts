@@ -46,8 +46,7 @@ import { createAgent } from './agent-factory.js';
 import { cliTrajectoryJson, writeCliTrajectory } from './cli-rollout-record.js';
 import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
-import type { EvalOptions } from './eval-options.js';
-import { parseSamplingArgs, withTokenRequest } from './eval-options.js';
+import { type EvalOptions, concurrencyCeiling, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
 import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
@@ -134,7 +133,7 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     num_examples: tasks.length,
     rollouts_per_example: rolloutsPerExample,
     sampling_args: command.sampling_args,
-    max_concurrent: options.concurrency,
+    max_concurrent: concurrencyCeiling(options),
     ...corralBuild(),
     command,
     terminal: settings,
@@ -162,7 +161,7 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
   const close = async () => {
     await runtime?.close();
     await proxy?.close();
-    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, options.concurrency, agent)).catch(
+    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, new Date(), settings, concurrencyCeiling(options), agent)).catch(
       () => undefined,
     );
     closeDocker();
@@ -186,7 +185,7 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
       log(`terminal: removed ${reaped.containers} container(s) and ${reaped.images} committed image(s) left by corral processes that are gone`);
     const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
-    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, options.concurrency, agent));
+    await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, concurrencyCeiling(options), agent));
     runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log });
     const executor = runtime.executorFor(directory);
     return {

@@ -20,6 +20,7 @@ import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
 import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
 import { localExecutor } from '../../runner/run/local-executor.js';
 import { runDriver } from '../../runner/run/run-driver.js';
+import { AdmissionController } from '../../runner/run/admission/admission-controller.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { buildSamples } from '../../runner/samples/build-samples.js';
 import { addToTally, emptySampleTally } from '../../runner/samples/sample-tally.js';
@@ -44,7 +45,10 @@ export interface RolloutServiceOptions {
    * ENV_ERR_INVALID_ARGS). Absent: `environments` are bound here, and they refuse arguments unless they declare an argsSchema.
    */
   bind?: (name: string, envArgs: Record<string, unknown> | undefined) => Promise<Environment>;
-  /** Ceiling on a request's max_concurrency (default 256); the pool's max bounds sandboxes across requests anyway. */
+  /**
+   * Ceiling on a request's max_concurrency, and of the admission controller that requests without one share
+   * (default 256); the pool's max bounds sandboxes across requests anyway.
+   */
   maxConcurrency?: number;
   /**
    * Where the server listens and which model endpoints it may call (config.server). Bound to loopback, the
@@ -67,9 +71,17 @@ export interface QueuedRolloutsInput {
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
-const DEFAULT_CONCURRENCY = 32;
+/** The rollout service, with the admission controller its requests share (for /metrics). */
+export interface AdmittingRolloutService extends RolloutService {
+  admission: AdmissionController;
+}
 
-export function createRolloutService(options: RolloutServiceOptions): RolloutService {
+export function createRolloutService(options: RolloutServiceOptions): AdmittingRolloutService {
+  // One controller across concurrent requests (those without max_concurrency): they share one endpoint and one pool.
+  const admission = new AdmissionController({ mode: 'auto', maxConcurrency: options.maxConcurrency ?? 256 });
+  options.runtime.pool.onAcquireWait((event) => {
+    if (event.atCapacity) admission.observe({ kind: 'sandbox-wait', startedAtMs: event.startedAtMs, waitMs: event.waitMs });
+  });
   const environments = options.environments ?? builtInEnvironments;
   const endpointPolicy = new ModelEndpointPolicy({
     allow: options.server?.modelEndpointAllowlist ?? [],
@@ -107,6 +119,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   };
 
   return {
+    admission,
     async prepare(request, { log }): Promise<PreparedRollouts> {
       const loaded = await boundEnvironment(request);
       const environment: Environment = request.max_turns ? Object.freeze({ ...loaded, maxTurns: request.max_turns }) : loaded;
@@ -123,7 +136,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       await endpointPolicy.assertAllowed(new URL(request.model.base_url));
       const agent = createAgent(request, guardedHttp, log);
       const rolloutsPerExample = request.rollouts_per_example;
-      const concurrency = Math.min(request.max_concurrency ?? DEFAULT_CONCURRENCY, options.maxConcurrency ?? 256);
+      // max_concurrency: that many of this request's rollouts at once, as before; without it, the shared controller's level.
+      const concurrency = request.max_concurrency === undefined ? admission : Math.min(request.max_concurrency, options.maxConcurrency ?? 256);
       // Inline examples are the client's: their sandbox choices (image, network) are ignored, as the episode API does.
       const rollouts = environmentRolloutFactory({
         environment,

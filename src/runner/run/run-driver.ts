@@ -14,6 +14,7 @@ import { groupFieldFor } from '../scheduler/group-stats.js';
 import { describeFailure } from '../scheduler/rollout-error.js';
 import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
 import { erroredRecord } from './errored-record.js';
+import type { RunAdmission } from './admission/admission-controller.js';
 import type { RecordSink } from './record-sink.js';
 import type { RolloutExecutor } from './rollout-executor.js';
 import type { CanaryRunner, Quarantine } from './canaries/canary-contract.js';
@@ -27,7 +28,8 @@ export interface RunDriverOptions {
   /** Run at most the first n examples (-1 or undefined: all). */
   limit?: number;
   rolloutsPerExample: number;
-  concurrency: number;
+  /** Rollouts in flight: a fixed number (-c N), or an admission controller (-c auto; admission/admission-controller.ts). */
+  concurrency: number | RunAdmission;
   executor: RolloutExecutor;
   sink: RecordSink;
   abortSignal: AbortSignal;
@@ -93,7 +95,10 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
   heartbeat();
   const timer = setInterval(heartbeat, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   timer.unref();
-  const queue = new PQueue({ concurrency: options.concurrency });
+  // With an admission controller the queue bounds rollouts at its ceiling and the controller's gate at its level.
+  const admission = typeof options.concurrency === 'number' ? undefined : options.concurrency;
+  const slots = admission?.maxConcurrency ?? (options.concurrency as number);
+  const queue = new PQueue({ concurrency: slots });
   const groupOf = (example: Example): Group => ({
     example,
     indices: Array.from({ length: options.rolloutsPerExample }, (_, index) => index).filter((index) => !done.has(resultKey(example.id, index))),
@@ -146,7 +151,8 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
       queue
         .add(async () => {
           if (controller.signal.aborted) return;
-          const record = await runWithRetries(options, controller.signal, group.example, rolloutIndex);
+          const attempts = () => runWithRetries(options, controller.signal, group.example, rolloutIndex);
+          const record = admission ? await admission.run(controller.signal, attempts) : await attempts();
           if (record === undefined || record.error?.code === 'RUNNER_ERR_CANCELLED') return;
           await finishRollout(group, record);
         })
@@ -167,7 +173,7 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
       if (!listed) progress.total += group.indices.length;
       await startGroup(group);
       // Bounded buffering: at most `concurrency` rollouts queued beside the running ones.
-      if (queue.size >= options.concurrency) await queue.onSizeLessThan(options.concurrency);
+      if (queue.size >= slots) await queue.onSizeLessThan(slots);
     }
     // Queued tasks see the aborted signal and return at once (p-queue's clear() would leave their promises pending).
     await queue.onIdle();

@@ -10,6 +10,7 @@ import type { ToolSessionFactory } from '../contract/tool-session.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
 import { localExecutor } from '../run/local-executor.js';
 import { runDriver } from '../run/run-driver.js';
+import type { RunAdmission } from '../run/admission/admission-controller.js';
 import type { RunProgress } from '../run/run-progress.js';
 
 export type EvaluationProgress = Omit<RunProgress, 'alreadyDone'>;
@@ -26,7 +27,8 @@ export interface EvaluationOptions {
   /** Run at most the first n examples of `examples` (-1 or undefined: all). */
   limit?: number;
   rolloutsPerExample: number;
-  concurrency: number;
+  /** A fixed number, or an admission controller (runner/run/admission) for `-c auto`. */
+  concurrency: number | RunAdmission;
   abortSignal: AbortSignal;
   /** Records already written (resume): their keys are skipped, and a group's statistics cover them and the new rollouts. */
   existing?: readonly ResultRecord[];

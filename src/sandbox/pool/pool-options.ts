@@ -12,6 +12,11 @@ export interface PoolOptions {
   acquireTimeoutMs: number;
   /** Concurrent creates per backend: bounds the create rate (Docker slows down past a few in parallel). */
   createConcurrency: Record<BackendName, number>;
+  /**
+   * Creates started per second per backend (0: no limit), spaced evenly: a burst of a thousand rollouts never asks
+   * dockerd for hundreds of containers at once (it dropped `docker stats` streams at 200 held in the sandbox bench).
+   */
+  createRatePerSecond: Record<BackendName, number>;
   /** Idle sandboxes are probed this often; unhealthy ones are replaced. 0 disables. */
   healthIntervalMs: number;
   /** The reaper removes orphaned sandboxes of dead owners this often. 0 disables. */
@@ -29,6 +34,7 @@ export function defaultPoolOptions(): PoolOptions {
     max: DEFAULT_POOL_MAX,
     acquireTimeoutMs: DEFAULT_ACQUIRE_TIMEOUT_MS,
     createConcurrency: { docker: Math.max(4, cpus * 2), process: Math.max(4, cpus * 2), isolate: Math.max(8, cpus * 4) },
+    createRatePerSecond: { docker: 20, process: 200, isolate: 0 },
     healthIntervalMs: 30_000,
     reapIntervalMs: 60_000,
     createBackoffMs: 1_000,

@@ -14,6 +14,7 @@ import { fileSystemCopyOf } from '../fork.js';
 import type { ForkOptions } from '../lease.js';
 import type { SandboxSnapshot } from '../snapshot.js';
 import { type BackendName, type SandboxSpec, type SandboxSpecInput, parseSandboxSpec, specHash } from '../spec.js';
+import { CreateSpacing } from './create-spacing.js';
 import { PoolLease } from './pool-lease.js';
 import { type PoolOptions, defaultPoolOptions } from './pool-options.js';
 import { type BucketStats, SpecBucket, bucketStats } from './spec-bucket.js';
@@ -22,6 +23,17 @@ import { enqueueWaiter } from './waiter-queue.js';
 export interface SandboxPoolDependencies {
   resolveProvider?: (name: BackendName) => Promise<SandboxProvider>;
   ownerId?: string;
+}
+
+/** One acquire that had to wait for a sandbox to be created or freed (an idle one is handed out at once, unreported). */
+export interface PoolAcquireEvent {
+  backend: BackendName;
+  specHash: string;
+  /** performance.now() when the acquire began, and how long it waited. */
+  startedAtMs: number;
+  waitMs: number;
+  /** The spec's sandboxes were at the pool's max when it began: it waited for another rollout to release one. */
+  atCapacity: boolean;
 }
 
 export interface AcquireOptions {
@@ -52,11 +64,13 @@ export class SandboxPool {
   readonly ownerId: string;
   private readonly buckets = new Map<string, SpecBucket>();
   private readonly createQueues = new Map<BackendName, PQueue>();
+  private readonly createSpacings = new Map<BackendName, CreateSpacing>();
   private readonly providers = new Map<BackendName, Promise<SandboxProvider>>();
   private readonly live = new Map<SandboxHandle, LiveSandbox>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly resolveProvider: (name: BackendName) => Promise<SandboxProvider>;
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly acquireListeners = new Set<(event: PoolAcquireEvent) => void>();
   private closed = false;
 
   constructor(options: Partial<PoolOptions> = {}, dependencies: SandboxPoolDependencies = {}) {
@@ -74,7 +88,13 @@ export class SandboxPool {
     if (this.closed) throw new CorralError('POOL_ERR_CLOSED', 'the sandbox pool is closed');
     const startedAt = performance.now();
     const bucket = this.bucketFor(parseSandboxSpec(specInput));
-    const handle = this.takeIdle(bucket) ?? (await this.waitForSandbox(bucket, options));
+    let handle = this.takeIdle(bucket);
+    if (!handle) {
+      const atCapacity = bucket.total >= this.options.max;
+      handle = await this.waitForSandbox(bucket, options);
+      const event = { backend: bucket.spec.backend, specHash: bucket.hash, startedAtMs: startedAt, waitMs: performance.now() - startedAt, atCapacity };
+      for (const listener of this.acquireListeners) listener(event);
+    }
     const live = this.live.get(handle);
     const lease = new PoolLease(
       newId('lease'),
@@ -132,6 +152,12 @@ export class SandboxPool {
       if (this.closed) throw new CorralError('POOL_ERR_CLOSED', 'the sandbox pool is closed');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+  }
+
+  /** Tells `listener` about every acquire that waited (the admission controller reads these); returns the unsubscribe. */
+  onAcquireWait(listener: (event: PoolAcquireEvent) => void): () => void {
+    this.acquireListeners.add(listener);
+    return () => this.acquireListeners.delete(listener);
   }
 
   stats(): BucketStats[] {
@@ -233,8 +259,12 @@ export class SandboxPool {
     const sandboxId = newId('sbx');
     const expiresAtMs = Date.now() + bucket.spec.maxLifetimeMs;
     const queue = this.createQueue(bucket.spec.backend);
+    const spacing = this.createSpacing(bucket.spec.backend);
     const task = queue
-      .add(async () => (await this.provider(bucket.spec.backend)).create(bucket.spec, { sandboxId, ownerId: this.ownerId, expiresAtMs }))
+      .add(async () => {
+        await spacing.turn();
+        return (await this.provider(bucket.spec.backend)).create(bucket.spec, { sandboxId, ownerId: this.ownerId, expiresAtMs });
+      })
       .then(
         (handle) => {
           bucket.creating--;
@@ -348,6 +378,15 @@ export class SandboxPool {
       this.createQueues.set(backend, queue);
     }
     return queue;
+  }
+
+  private createSpacing(backend: BackendName): CreateSpacing {
+    let spacing = this.createSpacings.get(backend);
+    if (!spacing) {
+      spacing = new CreateSpacing(this.options.createRatePerSecond[backend]);
+      this.createSpacings.set(backend, spacing);
+    }
+    return spacing;
   }
 
   private track(promise: Promise<unknown>): void {

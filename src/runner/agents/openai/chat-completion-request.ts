@@ -9,6 +9,7 @@ import type { ModelHttpClient } from './model-http-client.js';
 import { classifyHttpFailure, classifyModelError, toModelError, type ModelAttemptFailure } from './model-error.js';
 import { abortableDelay, backoffDelayMs, type BackoffPolicy } from '../../../core/backoff.js';
 import { RETRY_AFTER_CAP_MS } from './retry-after.js';
+import { reportModelAttempt } from './model-load-report.js';
 
 export interface ModelRequestPolicy {
   /** Retries after the first attempt, for 429, 408, 5xx, connection errors and timeouts only. */
@@ -66,13 +67,15 @@ async function attemptOnce(
   }, timeoutMs);
   const onAbort = () => attemptController.abort(abortSignal.reason);
   abortSignal.addEventListener('abort', onAbort, { once: true });
+  const startedAtMs = performance.now();
   try {
     const reply = await client.postJson(request.url, request.body, request.headers, attemptController.signal);
-    if (reply.status < 200 || reply.status >= 300) return { failure: classifyHttpFailure(reply.status, reply.headers, reply.text) };
-    return { body: JSON.parse(reply.text) as unknown };
+    if (reply.status < 200 || reply.status >= 300)
+      return reportModelAttempt({ failure: classifyHttpFailure(reply.status, reply.headers, reply.text) }, startedAtMs);
+    return reportModelAttempt({ body: JSON.parse(reply.text) as unknown }, startedAtMs);
   } catch (error) {
     if (abortSignal.aborted) throw new CorralError('ERR_ABORTED', 'model request was cancelled', { cause: abortSignal.reason });
-    return { failure: classifyModelError(error, timedOut) };
+    return reportModelAttempt({ failure: classifyModelError(error, timedOut) }, startedAtMs);
   } finally {
     clearTimeout(timer);
     abortSignal.removeEventListener('abort', onAbort);
