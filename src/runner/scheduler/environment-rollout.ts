@@ -68,8 +68,8 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
       return setup;
     },
     responds: environment.respond !== undefined,
-    respond({ messages, turn }, options = {}) {
-      return callRespond(environment, { ...context(options.abortSignal), messages, turn });
+    respond({ messages, turn, role, nextRole }, options = {}) {
+      return callRespond(environment, { ...context(options.abortSignal), messages, turn, ...(role === undefined ? {} : { role, nextRole }) });
     },
     shouldStop(trajectory) {
       for (const predicate of environment.stopWhen) {
@@ -95,6 +95,7 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
         state,
         parsedAnswer: parsed,
         rawAnswer: trajectory.answer,
+        ...(input.role === undefined ? {} : { role: input.role }),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });
       return { ...scored, answer: text };
