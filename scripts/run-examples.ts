@@ -29,6 +29,7 @@ const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
   wordle: runWordle,
   'word-game': runWordGame,
   'customer-service': runCustomerService,
+  nim: runNim,
 };
 
 /** The environment under its reference agent scores 1.0 and under its guessing agent 0.0, with no errors. */
@@ -155,6 +156,7 @@ interface ExampleRecord {
   completion: { role: string; content: string | null }[];
   user_calls?: { model: string; content: string }[];
   user_usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  roles?: { role: string; reward: number | null; completion: { role: string; content: string | null }[]; group: { mean: number | null } | null }[];
 }
 
 /**
@@ -232,6 +234,28 @@ async function runCustomerService(scratch: string): Promise<void> {
     }
     console.log(`  customer calls per rollout: ${served.map((record) => record.user_calls!.length).join(', ')}`);
     await evalExample(scratch, 'customer-service', 'openai', 0, args('careless'), 'careless');
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Nim in self-play: one scripted model plays both roles through the openai agent; from every pile in the dataset the
+ * first player wins. Every record keeps both roles' trajectories and rewards (first 1, second 0) and per-role groups.
+ */
+async function runNim(scratch: string): Promise<void> {
+  const { nimModels } = await import('../examples/nim/scripted-models.js');
+  const server = await startScriptedModelServer(nimModels, { recordRequests: false });
+  try {
+    const played = await evalExample(scratch, 'nim', 'openai', 1, ['--model', 'player', '--base-url', server.baseURL, '--backend', 'process'], 'player');
+    for (const record of played) {
+      const roles = record.roles ?? [];
+      const summary = roles.map((role) => `${role.role}=${role.reward}`).join(' ');
+      if (summary !== 'first=1 second=0') throw new Error(`${record.example_id}: expected first=1 second=0, got ${summary || 'no roles'}`);
+      if (!roles.every((role) => role.completion.some((message) => message.role === 'assistant') && role.group?.mean === (role.role === 'first' ? 1 : 0)))
+        throw new Error(`${record.example_id}: each role should have its own moves and group statistics: ${JSON.stringify(roles)}`);
+    }
+    console.log(`  two trajectories and two rewards on each of ${played.length} records (first=1 second=0)`);
   } finally {
     await server.close();
   }
