@@ -67,7 +67,10 @@ describe('environments with roles (openai agents, scripted model server, real to
   beforeAll(async () => {
     // 'perfect' leaves a multiple of four; 'greedy' always takes three.
     server = await startScriptedModelServer(
-      (request) => ({ kind: 'text', content: request.model === 'greedy' ? '3' : String(stonesLeft(request.messages) % 4 || 1) }),
+      (request) =>
+        request.model === 'stalling'
+          ? { kind: 'text', content: '1', delayMs: 2_000 }
+          : { kind: 'text', content: request.model === 'greedy' ? '3' : String(stonesLeft(request.messages) % 4 || 1) },
       { template: 'keeps-history' },
     );
   });
@@ -162,6 +165,23 @@ describe('environments with roles (openai agents, scripted model server, real to
     expect(record.roles!.map((role) => role.events.at(-1))).toMatchObject([
       { type: 'episode-end', reason: 'errored' },
       { type: 'episode-end', reason: 'errored' },
+    ]);
+  });
+
+  it('the rollout deadline while one role waits for its turn errors the rollout (runner) instead of hanging', async () => {
+    const record = await runRollout({
+      environment: defineEnvironment({ ...nim(), limits: { toolTimeoutMs: 1_000, rolloutTimeoutMs: 300 } }),
+      agent: new OpenAIAgent({ model: 'perfect', baseURL: server.baseURL, maxRetries: 0 }),
+      roleAgents: { second: new OpenAIAgent({ model: 'stalling', baseURL: server.baseURL, maxRetries: 0 }) },
+      tools: noTools,
+      example,
+      rolloutIndex: 0,
+      abortSignal: new AbortController().signal,
+    });
+    expect(record.error).toMatchObject({ boundary: 'runner', code: 'RUNNER_ERR_TIMEOUT' });
+    expect(record.roles!.map((role) => [role.reward, role.events.at(-1)])).toMatchObject([
+      [null, { type: 'episode-end', reason: 'errored' }],
+      [null, { type: 'episode-end', reason: 'errored' }],
     ]);
   });
 
