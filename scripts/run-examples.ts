@@ -29,6 +29,7 @@ const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
   wordle: runWordle,
   'word-game': runWordGame,
   'customer-service': runCustomerService,
+  nim: runNim,
 };
 
 /** The environment under its reference agent scores 1.0 and under its guessing agent 0.0, with no errors. */
@@ -155,6 +156,13 @@ interface ExampleRecord {
   completion: { role: string; content: string | null }[];
   user_calls?: { model: string; content: string }[];
   user_usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  roles?: {
+    role: string;
+    model: string;
+    reward: number | null;
+    completion: { role: string; content: string | null }[];
+    group: { mean: number | null } | null;
+  }[];
 }
 
 /**
@@ -232,6 +240,49 @@ async function runCustomerService(scratch: string): Promise<void> {
     }
     console.log(`  customer calls per rollout: ${served.map((record) => record.user_calls!.length).join(', ')}`);
     await evalExample(scratch, 'customer-service', 'openai', 0, args('careless'), 'careless');
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Nim in self-play: one scripted model plays both roles through the openai agent; from every pile in the dataset the
+ * first player wins. Every record keeps both roles' trajectories and rewards (first 1, second 0) and per-role groups.
+ */
+async function runNim(scratch: string): Promise<void> {
+  const { nimModels } = await import('../examples/nim/scripted-models.js');
+  const server = await startScriptedModelServer(nimModels, { recordRequests: false });
+  try {
+    const played = await evalExample(scratch, 'nim', 'openai', 1, ['--model', 'player', '--base-url', server.baseURL, '--backend', 'process'], 'player');
+    for (const record of played) {
+      const roles = record.roles ?? [];
+      const summary = roles.map((role) => `${role.role}=${role.reward}`).join(' ');
+      if (summary !== 'first=1 second=0') throw new Error(`${record.example_id}: expected first=1 second=0, got ${summary || 'no roles'}`);
+      if (!roles.every((role) => role.completion.some((message) => message.role === 'assistant') && role.group?.mean === (role.role === 'first' ? 1 : 0)))
+        throw new Error(`${record.example_id}: each role should have its own moves and group statistics: ${JSON.stringify(roles)}`);
+    }
+    console.log(`  two trajectories and two rewards on each of ${played.length} records (first=1 second=0)`);
+    // A model per role: the first role played by a beginner loses every game (avg_reward is the first role's).
+    const flags = ['--model', 'player', '--model-for', 'first=beginner', '--base-url', server.baseURL, '--backend', 'process'];
+    const lost = await evalExample(scratch, 'nim', 'openai', 0, flags, 'beginner');
+    for (const record of lost) {
+      const summary = (record.roles ?? []).map((role) => `${role.role}:${role.model}=${role.reward}`).join(' ');
+      if (summary !== 'first:beginner=0 second:player=1') throw new Error(`${record.example_id}: expected first:beginner=0 second:player=1, got ${summary}`);
+    }
+    const refused = await run(process.execPath, [
+      CLI,
+      'eval',
+      join(EXAMPLES, 'nim', 'index.ts'),
+      ...flags.map((flag) => (flag === 'first=beginner' ? 'third=beginner' : flag)),
+      '--out',
+      join(scratch, 'nim-refused'),
+    ]).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    if (!refused || !/exited 2/.test(refused) || !refused.includes('CFG_ERR_INVALID') || !refused.includes('no role third'))
+      throw new Error(`--model-for third=beginner should be refused with CFG_ERR_INVALID (exit 2), got: ${refused ?? 'a run'}`);
+    console.log('  --model-for first=beginner: the beginner loses every game; --model-for third=...: refused (CFG_ERR_INVALID)');
   } finally {
     await server.close();
   }

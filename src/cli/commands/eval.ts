@@ -33,6 +33,11 @@ export function registerEvalCommand(program: Command): void {
       `openai | baseline | oracle | empty | a CLI coding agent run in a sandbox (${CLI_AGENT_NAMES.join(' | ')}; needs --model and --base-url) | an agent the environment module exports (default: openai with --model, else the environment's built-in agent)`,
     )
     .option('-m, --model <name>', 'model name for the openai agent (needs --base-url)')
+    .option(
+      '--model-for <role=model>',
+      'an environment with roles: this role is played by the openai agent with this model (same --base-url and sampling); repeatable; the other roles play --model (self-play)',
+      collect,
+    )
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (or set OPENAI_BASE_URL)')
     .option('--api-key <key>', 'API key (default: OPENAI_API_KEY; never written to metadata.json)')
     .option('-n, --num-examples <n>', 'examples to run (-1: all; default -1)')

@@ -6,6 +6,8 @@ const evalOptionsSchema = z
   .object({
     agent: z.string().optional(),
     model: z.string().optional(),
+    /** --model-for ROLE=MODEL, repeatable: per-role models in an environment with roles. */
+    modelFor: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]*=.+$/, 'ROLE=MODEL, e.g. --model-for second=Qwen/Qwen3-8B')).optional(),
     baseUrl: z.string().url().optional(),
     apiKey: z.string().optional(),
     numExamples: z.coerce.number().int().min(-1).optional(),
@@ -107,4 +109,14 @@ export function withTokenRequest(
   options: Pick<EvalOptions, 'returnTokens' | 'samples' | 'tokenIn'>,
 ): Record<string, unknown> {
   return options.returnTokens || options.samples || options.tokenIn ? { logprobs: true, return_token_ids: true, ...samplingArgs } : samplingArgs;
+}
+
+/** `--model-for ROLE=MODEL` flags as a role -> model map (the last one of a role wins). */
+export function parseRoleModels(flags: readonly string[] | undefined): Record<string, string> {
+  const models: Record<string, string> = {};
+  for (const flag of flags ?? []) {
+    const at = flag.indexOf('=');
+    models[flag.slice(0, at)] = flag.slice(at + 1);
+  }
+  return models;
 }

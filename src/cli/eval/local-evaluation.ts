@@ -24,6 +24,7 @@ export async function localEvaluation(run: PreparedRun, options: EvalOptions, st
     // Keeps the tool schemas the model was offered in metadata.json (corral export sft writes them).
     agent: recordingToolSchemas(agent, metadata),
     rollouts,
+    ...(Object.keys(run.roleAgents).length > 0 ? { roleAgents: run.roleAgents } : {}),
     ...(command.seed === null ? {} : { seed: command.seed }),
   });
   // A resumed run keeps the rate it started with unless --canaries gives one.

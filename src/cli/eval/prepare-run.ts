@@ -17,7 +17,7 @@ import { bindEnvironmentArgs } from '../../runner/contract/environment-args.js';
 import { collectExamples } from '../../runner/scheduler/dataset-stream.js';
 import { refuseAgentWithoutReplies } from '../../runner/scheduler/environment-replies.js';
 import { agentsFor, chooseAgentName, createAgent } from './agent-factory.js';
-import { type EvalOptions, parseEnvironmentArgs, parseSamplingArgs, withTokenRequest } from './eval-options.js';
+import { type EvalOptions, parseEnvironmentArgs, parseRoleModels, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { type AgentFactories, loadModuleAgents } from './module-agents.js';
 import { defaultRunDirectory, readResumedMetadata, refuseOccupiedRunDirectory } from './run-directory.js';
 import { type RunCommand, assertResumeMatches, commandFromFlags, storedCommand } from './run-command.js';
@@ -33,6 +33,8 @@ export interface PreparedRun {
   /** Where the environment came from (built-in, package, local module), for metadata.json's env_source. */
   source: EnvironmentSource;
   agent: Agent;
+  /** --model-for: the agent of each role named there (environments with roles); the other roles play `agent`. */
+  roleAgents: Record<string, Agent>;
   moduleAgents: AgentFactories;
   fittingAgents: string[];
   examples: Example[];
@@ -81,19 +83,21 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
   const samplingArgs = stored?.sampling_args ?? withTokenRequest(parseSamplingArgs(options.sampling), options);
   const tokenIn = stored ? stored.token_in === true : options.tokenIn;
   const model = stored ? stored.model : (options.model ?? null);
-  const agent = createAgent(
-    {
-      agent: agentName,
-      model,
-      baseUrl: stored ? stored.base_url : (options.baseUrl ?? null),
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      samplingArgs,
-      tokenIn,
-      modelTimeoutS: options.modelTimeout,
-      modelRetries: options.modelRetries,
-    },
-    moduleAgents,
-    log,
+  const agentChoice = {
+    agent: agentName,
+    model,
+    baseUrl: stored ? stored.base_url : (options.baseUrl ?? null),
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    samplingArgs,
+    tokenIn,
+    modelTimeoutS: options.modelTimeout,
+    modelRetries: options.modelRetries,
+  };
+  const agent = createAgent(agentChoice, moduleAgents, log);
+  const roleModels = stored ? (stored.role_models ?? {}) : parseRoleModels(options.modelFor);
+  refuseRoleModels(roleModels, environment, agent, options);
+  const roleAgents = Object.fromEntries(
+    Object.entries(roleModels).map(([role, roleModel]) => [role, createAgent({ ...agentChoice, model: roleModel }, moduleAgents, log)]),
   );
   // Before anything opens: an environment that answers turns needs an agent that continues after its reply.
   refuseAgentWithoutReplies(environment, agent);
@@ -123,6 +127,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     data_dir: config.data.dataDir ? resolve(config.data.dataDir) : null,
     agent: agentName,
     model,
+    ...(Object.keys(roleModels).length > 0 ? { role_models: roleModels } : {}),
     base_url: agent instanceof OpenAIAgent ? agent.baseURL : null,
     num_examples: numExamples,
     rollouts_per_example: options.rolloutsPerExample ?? 1,
@@ -140,6 +145,7 @@ export async function prepareRun(options: EvalOptions, environmentArgument: stri
     environment,
     source: resolved.source,
     agent,
+    roleAgents,
     moduleAgents,
     fittingAgents: agentsFor(environment.name, moduleAgents),
     examples,
@@ -154,4 +160,18 @@ function warnIfSourceChanged(stored: unknown, current: EnvironmentSource, log: (
   if (identity(stored as Record<string, unknown>) !== identity(current as unknown as Record<string, unknown>)) {
     log(`warning: the environment changed since this run started (was ${JSON.stringify(stored)}, now ${JSON.stringify(current)})`);
   }
+}
+
+/** --model-for needs an environment with those roles, the openai agent and a local run; CFG_ERR_INVALID otherwise. */
+function refuseRoleModels(roleModels: Record<string, string>, environment: Environment, agent: Agent, options: EvalOptions): void {
+  const named = Object.keys(roleModels);
+  if (named.length === 0) return;
+  const refuse = (why: string) => {
+    throw new CorralError('CFG_ERR_INVALID', `--model-for ${named.join(', ')}: ${why}`);
+  };
+  if (!environment.roles) refuse(`environment ${environment.name} has no roles (one agent plays it; use --model)`);
+  const unknown = named.filter((role) => !environment.roles!.includes(role));
+  if (unknown.length > 0) refuse(`environment ${environment.name} has no role ${unknown.join(', ')}; its roles are ${environment.roles!.join(', ')}`);
+  if (!(agent instanceof OpenAIAgent)) refuse('per-role models are played by the openai agent: give --model and --base-url too');
+  if (options.queue !== undefined) refuse('not supported with --queue yet: queue workers run one agent per run');
 }

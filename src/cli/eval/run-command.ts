@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CorralError } from '../../core/errors.js';
-import { type EvalOptions, flagName, parseEnvironmentArgs, parseSamplingArgs } from './eval-options.js';
+import { type EvalOptions, flagName, parseEnvironmentArgs, parseRoleModels, parseSamplingArgs } from './eval-options.js';
 
 export interface RunCommand {
   /** A built-in environment's name, an environment package's name, or the absolute path of an environment module. */
@@ -17,6 +17,8 @@ export interface RunCommand {
   data_dir: string | null;
   agent: string;
   model: string | null;
+  /** --model-for: the model of each role named there (environments with roles; absent: self-play). */
+  role_models?: Record<string, string>;
   base_url: string | null;
   /** As asked for: -1 is the whole dataset. */
   num_examples: number;
@@ -53,6 +55,7 @@ export function commandFromFlags(options: EvalOptions, environmentArgument: stri
   if (options.dataDir !== undefined) given.data_dir = resolve(options.dataDir);
   if (options.agent !== undefined) given.agent = options.agent;
   if (options.model !== undefined) given.model = options.model;
+  if (options.modelFor !== undefined) given.role_models = parseRoleModels(options.modelFor);
   if (options.baseUrl !== undefined) given.base_url = options.baseUrl;
   if (options.numExamples !== undefined) given.num_examples = options.numExamples;
   if (options.rolloutsPerExample !== undefined) given.rollouts_per_example = options.rolloutsPerExample;
@@ -69,6 +72,7 @@ const FLAGS: Record<string, string> = {
   data_dir: flagName('dataDir'),
   agent: flagName('agent'),
   model: flagName('model'),
+  role_models: flagName('modelFor'),
   base_url: flagName('baseUrl'),
   num_examples: flagName('numExamples'),
   rollouts_per_example: flagName('rolloutsPerExample'),

@@ -21,6 +21,12 @@ export type EnvironmentReply = (
 /** What `respond` sees: the rollout's context plus the conversation so far (system prompt and prompt included). */
 export interface RespondContext<State = Record<string, unknown>, Args = Record<string, unknown>> extends RolloutContext<State, Args> {
   readonly messages: readonly ChatMessage[];
-  /** Assistant turns taken so far in this rollout. */
+  /** Assistant turns taken so far in this rollout (all roles together, in an environment with roles). */
   readonly turn: number;
+  /**
+   * In an environment with roles: the role that just took its turn (`messages` is its side of the conversation), and
+   * the role the reply goes to, as its next user message(s). Undefined in a single-agent environment.
+   */
+  readonly role?: string;
+  readonly nextRole?: string;
 }

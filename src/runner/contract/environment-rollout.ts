@@ -61,13 +61,20 @@ export interface EnvironmentRollout<State = unknown> {
    * Throws ENV_ERR_RESPOND_FAILED (boundary 'environment') when respond throws or returns something else than an
    * EnvironmentReply; sandbox faults (SBX_, POOL_) as they are.
    */
-  respond(input: { messages: readonly ChatMessage[]; turn: number }, options?: { abortSignal?: AbortSignal }): Promise<CheckedEnvironmentReply>;
+  respond(
+    input: { messages: readonly ChatMessage[]; turn: number; role?: string; nextRole?: string },
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<CheckedEnvironmentReply>;
   /**
    * Scores with the environment's rubric against the same sandbox, after reading the answer with its parser. Given a
    * completion alone (episode API), the trajectory is that completion as the last assistant message.
+   * `role`: the role whose trajectory this is (environments with roles), passed to the rubric functions.
    * Rubric faults throw (RUBRIC_ERR_*); a rubric function throwing a plain Error gives RUBRIC_ERR_FAILED.
    */
-  score(input: { trajectory: Trajectory } | { completion: string | ChatMessage[] }, options?: { abortSignal?: AbortSignal }): Promise<EnvironmentScore>;
+  score(
+    input: ({ trajectory: Trajectory } | { completion: string | ChatMessage[] }) & { role?: string },
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<EnvironmentScore>;
   /**
    * Runs cleanup (once, always: after scoring, and also after a failed setup, a failure or a cancel), then closes the tool session and
    * releases the sandbox. Idempotent. Resolves with the cleanup failure (ENV_ERR_CLEANUP_FAILED) or null; never throws.

@@ -107,6 +107,12 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
    * it the episode ends at the first such turn. A throw errors the rollout as an environment failure (never reward 0).
    */
   respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
+  /**
+   * Several agents in one rollout (docs/environments.md, "Several agents (roles)"): the roles take turns in this order,
+   * sharing the state; respond turns what one role said into the next role's user message(s) (context.role, nextRole),
+   * and the rubric scores each role (input.role). Needs `respond`. Absent: one agent, as always.
+   */
+  roles?: readonly string[];
   /** Reads the final answer (e.g. stripThinking(), lastCodeBlock('python')); default: the raw final text. */
   parser?: AnswerParser;
 }
@@ -135,6 +141,8 @@ export interface Environment<State = unknown, Args = unknown> {
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   readonly stopWhen: readonly StopPredicate<State>[];
   respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
+  /** The roles in turn order, at least two distinct names; undefined for a single-agent environment. */
+  readonly roles: readonly string[] | undefined;
   readonly parser: AnswerParser | undefined;
 }
 
@@ -183,8 +191,17 @@ const environmentSchema = z
       .custom<AnswerParser>((value) => typeof value === 'object' && value !== null && isFunction((value as { parse?: unknown }).parse), 'an answer parser')
       .optional(),
     envArgs: z.unknown().optional(),
+    roles: z
+      .array(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'role names are lowercase letters, digits, dashes and underscores'))
+      .min(2, 'at least two roles')
+      .refine((roles) => new Set(roles).size === roles.length, 'role names must differ')
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((input) => input.roles === undefined || input.respond !== undefined, {
+    message: 'an environment with roles needs respond: it passes what one role said to the next',
+    path: ['roles'],
+  });
 
 export function defineEnvironment<State = unknown, Args = unknown>(input: EnvironmentInput<State, Args>): Environment<State, Args> {
   const parsed = environmentSchema.parse(input);
@@ -203,6 +220,7 @@ export function defineEnvironment<State = unknown, Args = unknown>(input: Enviro
     stopWhen: Object.freeze([...stopWhen]) as readonly StopPredicate<State>[],
     argsSchema: parsed.argsSchema as z.ZodType<Args> | undefined,
     parser: parsed.parser,
+    roles: parsed.roles === undefined ? undefined : Object.freeze([...parsed.roles]),
     envArgs: (defaults.success ? defaults.data : undefined) as Args | undefined,
   }) as Environment<State, Args>;
 }

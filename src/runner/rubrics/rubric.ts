@@ -22,6 +22,8 @@ export interface RubricInput<State = unknown> {
   parsedAnswer?: unknown;
   /** The final text before parsing (null when the agent gave none). */
   rawAnswer?: string | null;
+  /** In an environment with roles: the role being scored (its trajectory is `trajectory`); the rubric runs once per role. */
+  role?: string;
 }
 
 export interface RubricFunction<State = unknown> {

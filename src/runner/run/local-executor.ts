@@ -17,6 +17,8 @@ export interface LocalExecutorOptions {
   /** Instead of `rollouts`, for environments of toolsets, dataset and rubric only. */
   tools?: ToolSessionFactory;
   seed?: number;
+  /** In an environment with roles: the agent of each role named here; the other roles play `agent` (self-play). */
+  roleAgents?: Readonly<Record<string, Agent>>;
 }
 
 export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
@@ -34,6 +36,7 @@ export function localExecutor(options: LocalExecutorOptions): RolloutExecutor {
         environment: options.environment,
         agent: options.agent,
         rollouts,
+        ...(options.roleAgents ? { roleAgents: options.roleAgents } : {}),
         example,
         rolloutIndex,
         abortSignal,

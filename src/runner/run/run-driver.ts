@@ -10,7 +10,7 @@ import PQueue from 'p-queue';
 import { abortableDelay, backoffDelayMs } from '../../core/backoff.js';
 import type { DatasetSource, Example } from '../contract/environment.js';
 import { datasetStream } from '../scheduler/dataset-stream.js';
-import { groupFieldFor } from '../scheduler/group-stats.js';
+import { withGroupStats } from '../scheduler/group-stats.js';
 import { describeFailure } from '../scheduler/rollout-error.js';
 import { type ResultRecord, resultKey } from '../trajectory/result-record.js';
 import { erroredRecord } from './errored-record.js';
@@ -120,7 +120,7 @@ export async function runDriver(options: RunDriverOptions): Promise<RunOutcome> 
     if (group.records.length < group.indices.length) return;
     const members = [...group.earlier, ...group.records];
     const flag = group.quarantine ? { quarantine: group.quarantine } : {};
-    const records = group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...each, group: groupFieldFor(each, members), ...flag }));
+    const records = group.records.sort((a, b) => a.rollout_index - b.rollout_index).map((each) => ({ ...withGroupStats(each, members), ...flag }));
     await options.sink.writeGroup(records);
     heartbeat();
     await options.executor.written?.(records.map((each) => resultKey(each.example_id, each.rollout_index)));

@@ -85,8 +85,8 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
       return setup;
     },
     responds: environment.respond !== undefined,
-    respond({ messages, turn }, options = {}) {
-      return callRespond(environment, { ...context(options.abortSignal), messages, turn });
+    respond({ messages, turn, role, nextRole }, options = {}) {
+      return callRespond(environment, { ...context(options.abortSignal), messages, turn, ...(role === undefined ? {} : { role, nextRole }) });
     },
     async checkpoint(options = {}): Promise<RolloutCheckpoint> {
       await (setup ?? Promise.reject(new CorralError('RUNNER_ERR_UNEXPECTED', 'checkpoint() before runSetup()')));
@@ -118,6 +118,7 @@ export function createEnvironmentRollout(parts: EnvironmentRolloutParts): Enviro
         state,
         parsedAnswer: parsed,
         rawAnswer: trajectory.answer,
+        ...(input.role === undefined ? {} : { role: input.role }),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });
       return { ...scored, answer: text };

@@ -24,6 +24,23 @@ export function groupFieldFor(record: ResultRecord, members: readonly ResultReco
 }
 
 /**
+ * The record with its group statistics over all of its example's records (`members`): the top-level group, and in an
+ * environment with roles each role's group over that role's rewards (self-play gives each side its own baseline).
+ */
+export function withGroupStats(record: ResultRecord, members: readonly ResultRecord[]): ResultRecord {
+  const group = groupFieldFor(record, members);
+  if (!record.roles) return { ...record, group };
+  const roles = record.roles.map((role) => {
+    const rewards = members.flatMap((member) =>
+      member.error ? [] : (member.roles ?? []).filter((each) => each.role === role.role && each.reward !== null).map((each) => each.reward!),
+    );
+    const stats = groupStats(rewards);
+    return { ...role, group: { ...stats, advantage: role.reward === null || stats.mean === null ? null : role.reward - stats.mean } };
+  });
+  return { ...record, group, roles };
+}
+
+/**
  * Recomputes every record's group statistics over all records of its example, so that records written by two
  * processes (a run and its --resume) agree. Returns the records in file order and whether any changed.
  */
@@ -31,11 +48,11 @@ export function restateGroupStats(records: readonly ResultRecord[]): { records: 
   const byExample = new Map<string, ResultRecord[]>();
   for (const record of records) byExample.set(record.example_id, [...(byExample.get(record.example_id) ?? []), record]);
   let changed = false;
-  const restated = records.map((record) => {
-    const group = groupFieldFor(record, byExample.get(record.example_id)!);
-    if (JSON.stringify(group) === JSON.stringify(record.group)) return record;
+  const updated = records.map((record) => {
+    const restated = withGroupStats(record, byExample.get(record.example_id)!);
+    if (JSON.stringify(restated.group) === JSON.stringify(record.group) && JSON.stringify(restated.roles) === JSON.stringify(record.roles)) return record;
     changed = true;
-    return { ...record, group };
+    return restated;
   });
-  return { records: restated, changed };
+  return { records: updated, changed };
 }

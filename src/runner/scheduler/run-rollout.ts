@@ -6,18 +6,18 @@
  * rollout (boundary 'environment') and the agent never runs. close() runs in `finally`, so cleanup always runs and
  * cancellation and crashes release the sandbox.
  */
-import { CorralError } from '../../core/errors.js';
 import type { Agent } from '../agents/agent.js';
 import { agentPromptMessages } from '../agents/prompt-messages.js';
 import type { Environment, Example } from '../contract/environment.js';
 import type { EnvironmentRollout, EnvironmentRolloutFactory } from '../contract/environment-rollout.js';
 import type { ToolSessionFactory } from '../contract/tool-session.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
-import type { TurnTokens } from '../trajectory/messages.js';
 import { TRAJECTORY_VERSION } from '../trajectory/trajectory.js';
 import { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import { type ReplyEnding, environmentReplyOf } from './environment-replies.js';
+import { runRoleRollout } from './role-rollout.js';
 import { describeFailure } from './rollout-error.js';
+import { abortReason, endReason, hasTokenData, roundMs } from './rollout-parts.js';
 import { toolSessionRollouts } from './tool-session-rollouts.js';
 
 export interface RolloutInput {
@@ -31,10 +31,13 @@ export interface RolloutInput {
   rolloutIndex: number;
   abortSignal: AbortSignal;
   seed?: number;
+  /** In an environment with roles: the agent of each role; a role not named here is played by `agent` (self-play). */
+  roleAgents?: Readonly<Record<string, Agent>>;
 }
 
 export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   const { environment, agent, example } = input;
+  if (environment.roles) return runRoleRollout(input, environment.roles);
   const recorder = new TrajectoryRecorder();
   const timeout = AbortSignal.timeout(environment.limits.rolloutTimeoutMs);
   const abortSignal = AbortSignal.any([input.abortSignal, timeout]);
@@ -102,20 +105,14 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   // Whatever failed after a cancel or the rollout deadline (a tool call, the rubric) failed because of it: say so,
   // so cancelled rollouts are not written (--resume redoes them) and timeouts are blamed on the runner.
   if (recorder.failure && abortSignal.aborted) recorder.replaceFailure(describeFailure(abortReason(input.abortSignal, timeout), 'runner'));
-  const reason = recorder.failure
-    ? input.abortSignal.aborted
-      ? 'cancelled'
-      : 'errored'
-    : recorder.snapshot().truncated
-      ? 'truncated'
-      : stopped || replyEnding === 'stopped'
-        ? 'stopped'
-        : replyEnding === 'done'
-          ? 'done'
-          : // An environment that answers turns was not ended by its reply: the agent ran out of turns.
-            environment.respond !== undefined || recorder.snapshot().answer === null
-            ? 'max-turns'
-            : 'answered';
+  const reason = endReason({
+    failed: recorder.failure !== null,
+    cancelled: input.abortSignal.aborted,
+    trajectory: recorder.snapshot(),
+    stopped,
+    replyEnding,
+    responds: environment.respond !== undefined,
+  });
   const trajectory = recorder.finish(reason);
   const metrics = score?.metrics ?? {};
   return {
@@ -134,7 +131,7 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     group: null,
     error: trajectory.failure,
     turns: trajectory.turns,
-    timing: { generation_ms: round(generationMs), scoring_ms: round(scoringMs), total_ms: recorder.now(), tool_calls: trajectory.toolCalls },
+    timing: { generation_ms: roundMs(generationMs), scoring_ms: roundMs(scoringMs), total_ms: recorder.now(), tool_calls: trajectory.toolCalls },
     events: trajectory.events,
     tokens: hasTokenData(trajectory.tokens) ? trajectory.tokens : null,
     truncated: trajectory.truncated === true,
@@ -143,14 +140,3 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
     attempts: 1,
   };
 }
-
-const round = (ms: number) => Math.round(ms * 1000) / 1000;
-
-function abortReason(cancel: AbortSignal, timeout: AbortSignal): CorralError {
-  if (cancel.aborted) return new CorralError('RUNNER_ERR_CANCELLED', 'rollout cancelled');
-  return new CorralError('RUNNER_ERR_TIMEOUT', `rollout exceeded its time limit (${timeout.reason instanceof Error ? timeout.reason.message : 'timeout'})`);
-}
-
-/** Null tokens mean the server sent none at all; entries without data mark the turns that lacked them. */
-const hasTokenData = (tokens: readonly TurnTokens[]) =>
-  tokens.some((entry) => entry.prompt_token_ids !== undefined || entry.completion_token_ids !== undefined || entry.completion_logprobs !== undefined);

@@ -44,8 +44,35 @@ export interface ResultRecord {
   quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
   /** A re-scored or replayed record: its source run and record (record-lineage.ts). */
   lineage?: RecordLineage;
+  /**
+   * An environment with roles (docs/environments.md, "Several agents (roles)"): one entry per role in turn order, each
+   * with its own trajectory, reward, samples' tokens and group statistics. The top-level prompt, completion, events,
+   * tokens, reward, metrics and group are the first role's, so readers that know one agent keep working. Absent
+   * for single-agent environments.
+   */
+  roles?: RoleResult[];
   /** Metric values are also spread as top-level keys, as vf-eval writes them. */
   [metric: string]: unknown;
+}
+
+/** One role's side of a rollout of an environment with roles. */
+export interface RoleResult {
+  role: string;
+  /** The model (agent) that played the role. */
+  model: string;
+  prompt: ChatMessage[];
+  completion: ChatMessage[];
+  final_answer: string | null;
+  /** The rubric's reward for this role; null when the rollout errored. */
+  reward: number | null;
+  metrics: Record<string, number>;
+  /** Over the example's scored rollouts, this role's rewards only. */
+  group: ResultRecord['group'];
+  turns: number;
+  events: TrajectoryEvent[];
+  tokens: TurnTokens[] | null;
+  truncated: boolean;
+  usage: TokenUsage | null;
 }
 
 export const resultKey = (exampleId: string, rolloutIndex: number) => `${exampleId}#${rolloutIndex}`;
