@@ -5,8 +5,7 @@
  * FTS5 (query-plan.ts), every candidate is scored exactly with all terms by the in-memory engine's BM25, a page
  * scores its best passage, and only the hits' pages are read, for titles and snippets.
  */
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { CorralError } from '../../core/errors.js';
 import { ANALYSER_VERSION, termsOf } from '../../text/terms.js';
 import type { IndexSettings } from '../index-file.js';
@@ -14,7 +13,8 @@ import { passagesOf } from '../passages.js';
 import { snippetMaker } from '../snippet.js';
 import { FULL_PAGE_SECTION, type PageHit, type SectionListing, type SectionedPage } from '../wiki-page.js';
 import { type CorpusStatistics, type QueryTerm, scorePassageText } from './bm25-scorer.js';
-import { DISK_INDEX_FILE, DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
+import { diskIndexPath } from './disk-index-location.js';
+import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { type PageRow, pageFromRow } from './page-row.js';
 import { matchExpression, planQuery } from './query-plan.js';
@@ -31,17 +31,6 @@ interface PassageRow {
   readonly position: number;
   readonly length: number;
   readonly terms: string;
-}
-
-/** `<dir>` written by `corral wiki index`, or the file itself: the file's path. */
-export function diskIndexPath(path: string): string {
-  return existsSync(path) && statSync(path).isDirectory() ? join(path, DISK_INDEX_FILE) : path;
-}
-
-/** True when `path` is a disk index directory or file (finished or not), so callers can tell it from a corpus. */
-export function isDiskIndexPath(path: string): boolean {
-  const file = diskIndexPath(path);
-  return (file.endsWith(DISK_INDEX_FILE) && existsSync(file)) || existsSync(`${join(path, DISK_INDEX_FILE)}${PARTIAL_SUFFIX}`) || (existsSync(path) && path.endsWith('.sqlite'));
 }
 
 function invalid(path: string, reason: string, cause?: unknown): CorralError {
@@ -64,6 +53,8 @@ export class DiskWikiIndex {
     readonly settings: IndexSettings,
     readonly pageCount: number,
     private readonly statistics: CorpusStatistics,
+    /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
+    readonly sourceIdentity: string,
   ) {
     this.documentFrequencyOf = database.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
     this.candidates = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?').pluck();
@@ -105,7 +96,7 @@ export class DiskWikiIndex {
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
       // Touch the full-text index once, so a damaged one fails here rather than on a model's first search.
       database.prepare("SELECT COUNT(*) FROM passage_fts WHERE passage_fts MATCH '\"a\"'").pluck().get();
-      return new DiskWikiIndex(database, path, settings, pageCount, statistics);
+      return new DiskWikiIndex(database, path, settings, pageCount, statistics, meta.get(META_KEYS.sources) ?? '');
     } catch (error) {
       database?.close();
       if (CorralError.isInstance(error)) throw error;
