@@ -47,9 +47,13 @@ async function corpusBytes(sources: readonly CorpusSource[]): Promise<number> {
 
 async function openPrebuilt(paths: readonly string[], log: (line: string) => void): Promise<LoadedWikiIndex> {
   if (paths.length !== 1) {
-    throw new CorralError('WIKI_ERR_CORPUS_INVALID', `a disk wiki index must be the only --corpus (got ${paths.join(', ')}); index several corpora into one with \`corral wiki index\``, {
-      details: { paths },
-    });
+    throw new CorralError(
+      'WIKI_ERR_CORPUS_INVALID',
+      `a disk wiki index must be the only --corpus (got ${paths.join(', ')}); index several corpora into one with \`corral wiki index\``,
+      {
+        details: { paths },
+      },
+    );
   }
   const { DiskWikiIndex } = await import('../../wiki-search/disk/disk-wiki-index.js');
   const startedAt = performance.now();

@@ -49,7 +49,9 @@ export function registerWikiCommand(program: Command): void {
         });
         progress.stop();
         const resumed = result.resumedFromPages > 0 ? ` (resumed after ${result.resumedFromPages})` : '';
-        process.stdout.write(`indexed ${result.pageCount} pages${resumed}, ${result.passageCount} passages, in ${(result.durationMs / 1000).toFixed(1)} s: ${result.path}\n`);
+        process.stdout.write(
+          `indexed ${result.pageCount} pages${resumed}, ${result.passageCount} passages, in ${(result.durationMs / 1000).toFixed(1)} s: ${result.path}\n`,
+        );
       } finally {
         progress.stop();
         process.off('SIGINT', stop);

@@ -84,7 +84,10 @@ async function* markdownPages(source: CorpusSource, sourceIndex: number, skipIte
 }
 
 /** Every page from `from` on (sources before from.sourceIndex are skipped whole, then from.itemsDone items). */
-export async function* streamCorpusPages(sources: readonly CorpusSource[], from: BuildProgress = { sourceIndex: 0, itemsDone: 0 }): AsyncGenerator<StreamedPage> {
+export async function* streamCorpusPages(
+  sources: readonly CorpusSource[],
+  from: BuildProgress = { sourceIndex: 0, itemsDone: 0 },
+): AsyncGenerator<StreamedPage> {
   for (const [sourceIndex, source] of sources.entries()) {
     if (sourceIndex < from.sourceIndex) continue;
     const skip = sourceIndex === from.sourceIndex ? from.itemsDone : 0;

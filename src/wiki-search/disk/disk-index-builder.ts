@@ -147,7 +147,10 @@ export async function buildDiskIndex(options: DiskIndexBuildOptions): Promise<Di
       }
     }
     flush();
-    if (writer.pageCount === 0) throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', 'the wiki corpora hold no pages', { details: { paths: options.sources.map((source) => source.path) } });
+    if (writer.pageCount === 0)
+      throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', 'the wiki corpora hold no pages', {
+        details: { paths: options.sources.map((source) => source.path) },
+      });
     options.onProgress?.({ pages: writer.pageCount, bytesDone: bytesTotal, bytesTotal, phase: 'finishing' });
     const passageCount = finish(database);
     database.close();
@@ -167,7 +170,10 @@ function finish(database: SqliteDatabase): number {
     DROP TABLE temp.passage_vocab;
     INSERT INTO passage_fts (passage_fts) VALUES ('optimize');
   `);
-  const statistics = database.prepare('SELECT COUNT(*) AS passages, AVG(length) AS averageLength FROM passage').get() as { passages: number; averageLength: number };
+  const statistics = database.prepare('SELECT COUNT(*) AS passages, AVG(length) AS averageLength FROM passage').get() as {
+    passages: number;
+    averageLength: number;
+  };
   const pages = (database.prepare('SELECT COUNT(*) AS pages FROM page').get() as { pages: number }).pages;
   const setMeta = database.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
   database.transaction(() => {

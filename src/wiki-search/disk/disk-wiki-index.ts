@@ -17,14 +17,19 @@ import { diskIndexPath } from './disk-index-location.js';
 import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { type PageRow, pageFromRow } from './page-row.js';
-import { matchExpression, planQuery } from './query-plan.js';
+import { POSTINGS_BUDGET, type QueryPlan, matchExpression, planQuery } from './query-plan.js';
 
 /** Candidate passages scored exactly per query (more when a call asks for more pages). */
-const CANDIDATE_PASSAGES = 200;
+const CANDIDATE_PASSAGES = 100;
 const CANDIDATES_PER_RESULT = 10;
 /** SQLite's page cache per connection; the OS page cache holds the rest of the file, shared by every process. */
 const PAGE_CACHE_KIB = 16 * 1024;
 const DEFAULT_SEARCH_LIMIT = 10;
+
+export interface DiskWikiIndexOptions {
+  /** Postings FTS5 may rank per query (default POSTINGS_BUDGET, see query-plan.ts); larger is slower and closer to exhaustive. */
+  readonly postingsBudget?: number;
+}
 
 interface PassageRow {
   readonly page: number;
@@ -43,6 +48,7 @@ function invalid(path: string, reason: string, cause?: unknown): CorralError {
 export class DiskWikiIndex {
   private readonly documentFrequencyOf;
   private readonly candidates;
+  private readonly firstPostings;
   private readonly passageRow;
   private readonly pageByOrdinal;
   private readonly pageById;
@@ -55,9 +61,11 @@ export class DiskWikiIndex {
     private readonly statistics: CorpusStatistics,
     /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
     readonly sourceIdentity: string,
+    private readonly postingsBudget: number,
   ) {
     this.documentFrequencyOf = database.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
     this.candidates = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?').pluck();
+    this.firstPostings = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? LIMIT ?').pluck();
     this.passageRow = database.prepare('SELECT page, position, length, terms FROM passage WHERE number = ?');
     this.pageByOrdinal = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE ordinal = ?');
     this.pageById = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE id = ?');
@@ -68,15 +76,21 @@ export class DiskWikiIndex {
    * interrupted build), WIKI_ERR_INDEX_FILE_INVALID (not an index, damaged, or written by another format or analyser
    * version) and WIKI_ERR_SQLITE_UNAVAILABLE (better-sqlite3 is not installed).
    */
-  static async open(location: string): Promise<DiskWikiIndex> {
+  static async open(location: string, options: DiskWikiIndexOptions = {}): Promise<DiskWikiIndex> {
     const path = diskIndexPath(location);
     if (!existsSync(path)) {
       if (existsSync(`${path}${PARTIAL_SUFFIX}`)) {
-        throw new CorralError('WIKI_ERR_INDEX_INCOMPLETE', `wiki index ${path} was not finished; run \`corral wiki index\` again with the same corpus and --out to resume it`, {
-          details: { path },
-        });
+        throw new CorralError(
+          'WIKI_ERR_INDEX_INCOMPLETE',
+          `wiki index ${path} was not finished; run \`corral wiki index\` again with the same corpus and --out to resume it`,
+          {
+            details: { path },
+          },
+        );
       }
-      throw new CorralError('WIKI_ERR_INDEX_NOT_FOUND', `no wiki index at ${location} (build one with \`corral wiki index <corpus> --out <dir>\`)`, { details: { path } });
+      throw new CorralError('WIKI_ERR_INDEX_NOT_FOUND', `no wiki index at ${location} (build one with \`corral wiki index <corpus> --out <dir>\`)`, {
+        details: { path },
+      });
     }
     const Database = await loadBetterSqlite3();
     let database: SqliteDatabase | undefined;
@@ -85,18 +99,22 @@ export class DiskWikiIndex {
       database.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
       const meta = new Map((database.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
       if (meta.get(META_KEYS.format) !== DISK_INDEX_FORMAT) throw invalid(path, 'not a corral wiki index');
-      if (meta.get(META_KEYS.formatVersion) !== String(DISK_INDEX_FORMAT_VERSION)) throw invalid(path, `format version ${meta.get(META_KEYS.formatVersion)}, this corral reads ${DISK_INDEX_FORMAT_VERSION}`);
+      if (meta.get(META_KEYS.formatVersion) !== String(DISK_INDEX_FORMAT_VERSION))
+        throw invalid(path, `format version ${meta.get(META_KEYS.formatVersion)}, this corral reads ${DISK_INDEX_FORMAT_VERSION}`);
       if (meta.get(META_KEYS.state) !== 'complete') {
-        throw new CorralError('WIKI_ERR_INDEX_INCOMPLETE', `wiki index ${path} was not finished; run \`corral wiki index\` again to resume it`, { details: { path } });
+        throw new CorralError('WIKI_ERR_INDEX_INCOMPLETE', `wiki index ${path} was not finished; run \`corral wiki index\` again to resume it`, {
+          details: { path },
+        });
       }
       const settings = JSON.parse(meta.get(META_KEYS.settings) ?? 'null') as IndexSettings;
-      if (settings.analyserVersion !== ANALYSER_VERSION) throw invalid(path, `built with analyser version ${settings.analyserVersion}, this corral analyses with ${ANALYSER_VERSION}`);
+      if (settings.analyserVersion !== ANALYSER_VERSION)
+        throw invalid(path, `built with analyser version ${settings.analyserVersion}, this corral analyses with ${ANALYSER_VERSION}`);
       const statistics = { passageCount: Number(meta.get(META_KEYS.passageCount)), averageLength: Number(meta.get(META_KEYS.averageLength)) };
       const pageCount = Number(meta.get(META_KEYS.pageCount));
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
       // Touch the full-text index once, so a damaged one fails here rather than on a model's first search.
-      database.prepare("SELECT COUNT(*) FROM passage_fts WHERE passage_fts MATCH '\"a\"'").pluck().get();
-      return new DiskWikiIndex(database, path, settings, pageCount, statistics, meta.get(META_KEYS.sources) ?? '');
+      database.prepare('SELECT COUNT(*) FROM passage_fts WHERE passage_fts MATCH \'"a"\'').pluck().get();
+      return new DiskWikiIndex(database, path, settings, pageCount, statistics, meta.get(META_KEYS.sources) ?? '', options.postingsBudget ?? POSTINGS_BUDGET);
     } catch (error) {
       database?.close();
       if (CorralError.isInstance(error)) throw error;
@@ -114,10 +132,10 @@ export class DiskWikiIndex {
       if (documentFrequency !== undefined && documentFrequency > 0) known.push({ term, documentFrequency });
     }
     if (known.length === 0 || limit === 0) return [];
-    const plan = planQuery(known);
+    const plan = planQuery(known, this.postingsBudget);
     const candidateLimit = Math.max(CANDIDATE_PASSAGES, limit * CANDIDATES_PER_RESULT);
     const best = new Map<number, { score: number; passage: PassageRow }>();
-    for (const number of this.candidates.all(matchExpression(plan.selective), candidateLimit) as number[]) {
+    for (const number of this.candidatePassages(plan, candidateLimit)) {
       const passage = this.passageRow.get(number) as PassageRow | undefined;
       if (passage === undefined) continue;
       const score = scorePassageText(passage.terms, passage.length, plan.scored, this.statistics);
@@ -131,6 +149,20 @@ export class DiskWikiIndex {
       const text = page === undefined ? undefined : passagesOf(page, ordinal)[passage.position]?.text;
       return { page_id: page?.id ?? '', title: page?.title ?? '', score: Number(score.toFixed(4)), snippet: text === undefined ? '' : snippetOf(text) };
     });
+  }
+
+  /**
+   * Passage numbers to score exactly. Within the budget: FTS5's best by the selective terms. A query of common words
+   * only: the best passages holding all its terms; when no passage holds them all (or the query has one term), the
+   * rarest term's first postings, unranked, so a query of common words costs a bounded walk, never a full ranking.
+   */
+  private candidatePassages(plan: QueryPlan, limit: number): number[] {
+    if (!plan.overBudget) return this.candidates.all(matchExpression(plan.selective), limit) as number[];
+    if (plan.scored.length > 1) {
+      const together = this.candidates.all(matchExpression(plan.scored, 'AND'), limit) as number[];
+      if (together.length > 0) return together;
+    }
+    return this.firstPostings.all(matchExpression(plan.selective), limit) as number[];
   }
 
   /** Sections of a page in order, or null for an unknown page id. */

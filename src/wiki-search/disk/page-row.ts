@@ -16,7 +16,13 @@ export interface PageRow {
 
 export function encodeSections(page: SectionedPage): string {
   return JSON.stringify(
-    page.sections.map((section): StoredSection => [section.sectionId, section.sectionName, section.origin === 'heading' ? 'h' : 'p', section.start, section.end]),
+    page.sections.map((section): StoredSection => [
+      section.sectionId,
+      section.sectionName,
+      section.origin === 'heading' ? 'h' : 'p',
+      section.start,
+      section.end,
+    ]),
   );
 }
 
