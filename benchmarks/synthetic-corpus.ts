@@ -88,8 +88,3 @@ export function* syntheticPages(pages: readonly SectionedPage[], options: Synthe
     yield { id: `synthetic_${number}`, title, content: parts.join('\n\n') };
   }
 }
-
-/** Build `pageCount` synthetic pages (ids `synthetic_<n>`) from the paragraphs and titles of `pages`. */
-export function buildSyntheticCorpus(pages: readonly SectionedPage[], options: SyntheticCorpusOptions): WikiPage[] {
-  return [...syntheticPages(pages, options)];
-}
