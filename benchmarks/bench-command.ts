@@ -82,18 +82,32 @@ export function registerBenchSubcommands(bench: Command): void {
 
   bench
     .command('search')
-    .description('wiki search recall on the SQuAD dev split (vs a title-only matcher), query latency, index build/load, 100k-page scale')
+    .description(
+      'wiki search recall on the SQuAD dev split (vs a title-only matcher), query latency, index build/load; the disk index at 100k and 1M synthetic pages (vs the in-memory index at 100k)',
+    )
     .option('--json', 'print only the JSON array of figures on stdout')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
-    .option('--synthetic-pages <n>', 'pages in the synthetic scale corpus (0 skips it)', '100000')
-    .action(async (options: { json?: boolean; dataDir?: string; syntheticPages: string }) => {
+    .option('--scales <list>', 'synthetic corpus sizes indexed on disk, comma-separated (0 skips them)', '100000,1000000')
+    .option('--memory-peer-pages <n>', 'size at which the in-memory index runs as the peer (0: none)', '100000')
+    .option('--queries <n>', 'dev questions timed at scale', '1000')
+    .action(async (options: { json?: boolean; dataDir?: string; scales: string; memoryPeerPages: string; queries: string }) => {
       const dataDir = requireDataDir(options.dataDir);
       const { runSearchBench } = await import('./search-bench.js');
-      const figures = await runSearchBench({ dataDir, syntheticPageCount: Number(options.syntheticPages), log });
+      const scalePageCounts = options.scales
+        .split(',')
+        .map(Number)
+        .filter((count) => count > 0);
+      const figures = await runSearchBench({
+        dataDir,
+        scalePageCounts,
+        memoryPeerPages: Number(options.memoryPeerPages),
+        scaleQuestionCount: Number(options.queries),
+        log,
+      });
       print(
         figures,
         options.json === true,
-        'search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process.',
+        "search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process. At scale each figure is one child process (build; serve: read-only open, p50/p99 after a warm-up pass, RSS; the in-memory peer); corpora and indexes are cached in corral's cache directory.",
       );
     });
 

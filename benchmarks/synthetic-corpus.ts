@@ -10,6 +10,28 @@ export interface SyntheticCorpusOptions {
   readonly pageCount: number;
   /** Seed of the pseudo-random generator (default 1). */
   readonly seed?: number;
+  /**
+   * Made-up words added to each page, drawn from a Zipf-like distribution over `longTailVocabulary` words (default
+   * 0: none, the corpus the in-memory index was measured on). Real Wikipedia's vocabulary keeps growing with its
+   * size (names, places, species); copies of a few thousand real paragraphs alone do not, so the scale benchmark
+   * adds this long tail to give the index the term dictionary a real dump would.
+   */
+  readonly longTailWordsPerPage?: number;
+  readonly longTailVocabulary?: number;
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'nu', 're', 'sa', 'ti', 'vo', 'ze', 'dra', 'kel', 'mor', 'tan', 'vik', 'bel', 'gor'];
+
+/** The n-th made-up word: its number written in syllables, so words are pronounceable and distinct. */
+function madeUpWord(number: number): string {
+  let word = '';
+  for (let rest = number + SYLLABLES.length; rest > 0; rest = Math.floor(rest / SYLLABLES.length)) word += SYLLABLES[rest % SYLLABLES.length];
+  return word;
+}
+
+/** A rank in [0, size) with probability falling as 1/rank (inverse transform of the continuous Zipf s = 1 law). */
+function zipfRank(random: () => number, size: number): number {
+  return Math.min(size - 1, Math.floor(Math.exp(random() * Math.log(size + 1)) - 1));
 }
 
 /** mulberry32: tiny, fast, good enough to shuffle text; not for anything secret. */
@@ -43,13 +65,12 @@ function collectParagraphs(pages: readonly SectionedPage[]): string[] {
   return paragraphs;
 }
 
-/** Build `pageCount` synthetic pages (ids `synthetic_<n>`) from the paragraphs and titles of `pages`. */
-export function buildSyntheticCorpus(pages: readonly SectionedPage[], options: SyntheticCorpusOptions): WikiPage[] {
+/** Synthetic pages (ids `synthetic_<n>`) one at a time, made from the paragraphs and titles of `pages`. */
+export function* syntheticPages(pages: readonly SectionedPage[], options: SyntheticCorpusOptions): Generator<WikiPage> {
   const random = seededRandom(options.seed ?? 1);
   const paragraphs = collectParagraphs(pages);
   const titleWords = pages.map((page) => page.title.split(/\s+/).filter((word) => word !== '')).filter((words) => words.length > 0);
   const headings = pages.flatMap((page) => page.sections.filter((section) => section.origin === 'heading').map((section) => section.sectionName));
-  const synthetic: WikiPage[] = [];
   for (let number = 1; number <= options.pageCount; number += 1) {
     const title = `${pick(titleWords, random).join(' ')} ${pick(pick(titleWords, random), random)} ${number}`;
     const parts = [`# ${title}`];
@@ -58,7 +79,12 @@ export function buildSyntheticCorpus(pages: readonly SectionedPage[], options: S
       if (index > 0 && headings.length > 0 && random() < 0.5) parts.push(`## ${pick(headings, random)}`);
       parts.push(pick(paragraphs, random));
     }
-    synthetic.push({ id: `synthetic_${number}`, title, content: parts.join('\n\n') });
+    const tailWords = options.longTailWordsPerPage ?? 0;
+    if (tailWords > 0) {
+      const vocabulary = options.longTailVocabulary ?? 1_000_000;
+      const words = Array.from({ length: tailWords }, () => madeUpWord(zipfRank(random, vocabulary)));
+      parts.push(`${words.join(' ')}.`);
+    }
+    yield { id: `synthetic_${number}`, title, content: parts.join('\n\n') };
   }
-  return synthetic;
 }

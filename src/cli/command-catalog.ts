@@ -92,6 +92,12 @@ export const COMMAND_CATALOG: readonly CatalogCommand[] = [
     load: async () => (await import('./commands/view.js')).registerViewCommand,
   },
   {
+    name: 'wiki',
+    term: 'wiki',
+    description: 'wiki search corpora: build the disk index that serves millions of pages',
+    load: async () => (await import('./commands/wiki.js')).registerWikiCommand,
+  },
+  {
     name: 'export',
     term: 'export',
     description: "write a run's trajectories in other formats",

@@ -80,6 +80,21 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'A saved wiki index file cannot be read (truncated or not written by this library).',
   },
+  WIKI_ERR_INDEX_NOT_FOUND: {
+    audience: 'caller',
+    transient: false,
+    doc: 'No disk wiki index at the given path (a directory written by `corral wiki index`, or its wiki-index.sqlite file).',
+  },
+  WIKI_ERR_INDEX_INCOMPLETE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The disk wiki index was not finished (its build was interrupted); run `corral wiki index` again with the same corpus and --out to resume it.',
+  },
+  WIKI_ERR_SQLITE_UNAVAILABLE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'The disk wiki index needs the optional native module better-sqlite3, which is not installed; the message names the npm install command.',
+  },
   RUNNER_ERR_CANCELLED: {
     audience: 'infrastructure',
     transient: false,

@@ -22,7 +22,8 @@ export async function assertFileExists(path: string): Promise<void> {
   }
 }
 
-function parsePageLine(path: string, lineNumber: number, line: string): WikiPage {
+/** One line of a `pages.jsonl` file as a page; throws WIKI_ERR_CORPUS_INVALID naming the file and line. */
+export function parsePageLine(path: string, lineNumber: number, line: string): WikiPage {
   let record: unknown;
   try {
     record = JSON.parse(line);

@@ -29,6 +29,12 @@ export function pageIdForMarkdownFile(folder: string, file: string): string {
   return slugify(relative(folder, file).slice(0, -'.md'.length).split(sep).join('_'));
 }
 
+/** One `.md` file's page: its title is the first `# ` heading, or else the file name. */
+export function markdownFilePage(id: string, file: string, content: string): WikiPage {
+  const title = TITLE_HEADING.exec(content)?.[1] ?? basename(file).slice(0, -'.md'.length);
+  return { id, title, content };
+}
+
 /** Read every `.md` file under `folder`. Two files whose ids coincide are an error naming both. */
 export async function loadMarkdownFolder(folder: string): Promise<WikiPage[]> {
   const files = await listMarkdownFiles(folder);
@@ -43,9 +49,7 @@ export async function loadMarkdownFolder(folder: string): Promise<WikiPage[]> {
       });
     }
     fileOfId.set(id, file);
-    const content = await readFile(file, 'utf8');
-    const title = TITLE_HEADING.exec(content)?.[1] ?? basename(file).slice(0, -'.md'.length);
-    pages.push({ id, title, content });
+    pages.push(markdownFilePage(id, file, await readFile(file, 'utf8')));
   }
   if (pages.length === 0) {
     throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', `no .md files in wiki folder ${folder}`, { details: { path: folder } });

@@ -103,4 +103,5 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'viewer-cli.test.ts',
   'viewer-page-details.test.ts',
   'viewer-serve-mount.test.ts',
+  'wiki-disk-index-processes.test.ts',
 ];

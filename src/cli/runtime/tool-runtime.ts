@@ -8,9 +8,8 @@ import { type SandboxSource, type SandboxSpecsByKind, poolSandboxSource } from '
 import { SandboxPool } from '../../sandbox/pool/sandbox-pool.js';
 import { loadProvider } from '../../sandbox/registry.js';
 import type { SandboxSpecInput } from '../../sandbox/spec.js';
-import type { WikiIndex } from '../../wiki-search/wiki-index.js';
 import { chooseBackend } from '../commands/backend-choice.js';
-import { loadWikiIndex } from '../commands/wiki-index-loading.js';
+import { type LoadedWikiIndex, loadWikiIndex } from '../commands/wiki-index-loading.js';
 
 export interface ToolRuntime {
   backend: 'docker' | 'process';
@@ -18,8 +17,8 @@ export interface ToolRuntime {
   specs: SandboxSpecsByKind;
   sandboxSource: SandboxSource;
   catalog: ToolCatalog;
-  /** The shared wiki index, when one was loaded. */
-  wiki: WikiIndex | undefined;
+  /** The shared wiki index (in memory or on disk), when one was loaded. */
+  wiki: LoadedWikiIndex | undefined;
   close(): Promise<void>;
 }
 

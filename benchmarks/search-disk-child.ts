@@ -1,0 +1,62 @@
+/**
+ * The child processes of `corral bench search` at scale, so each figure belongs to one process's memory:
+ *   build <outDir> <corpus...>         builds a disk index; prints {buildMs, peakRssMiB, pages, passages}
+ *   serve <indexDir> <questions.jsonl> <count>  opens it read-only, times queries after one warm-up pass;
+ *                                      prints {openMs, p50Ms, p99Ms, rssMiB, heapMiB, queries}
+ *   memory <questions.jsonl> <count> <corpus...>  the in-memory peer: builds WikiIndex from the corpora and times
+ *                                      the same queries; prints {buildMs, p50Ms, p99Ms, rssMiB, heapMiB, peakRssMiB}
+ * Usage: node --import tsx/esm benchmarks/search-disk-child.ts <mode> ...
+ */
+import { corpusSourceFromPath, loadCorpora } from '../src/wiki-search/corpus-sources.js';
+import { buildDiskIndex } from '../src/wiki-search/disk/disk-index-builder.js';
+import { DiskWikiIndex } from '../src/wiki-search/disk/disk-wiki-index.js';
+import { WikiIndex } from '../src/wiki-search/wiki-index.js';
+import { percentile } from './figure.js';
+import { loadRecallQuestions } from './recall.js';
+
+const MIB = 2 ** 20;
+const peakRssMiB = () => (process.resourceUsage().maxRSS * 1024) / MIB;
+
+function timeQueries(search: (query: string) => unknown, queries: readonly string[]): { p50Ms: number; p99Ms: number } {
+  for (const query of queries) search(query);
+  const samples = queries.map((query) => {
+    const startedAt = performance.now();
+    search(query);
+    return performance.now() - startedAt;
+  });
+  return { p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99) };
+}
+
+async function main(mode: string | undefined, rest: string[]): Promise<unknown> {
+  if (mode === 'build') {
+    const [outDir = '', ...corpora] = rest;
+    const sources = await Promise.all(corpora.map((path) => corpusSourceFromPath(path)));
+    const result = await buildDiskIndex({ sources, outDir, log: (line) => process.stderr.write(`${line}\n`) });
+    return { buildMs: result.durationMs, peakRssMiB: peakRssMiB(), pages: result.pageCount, passages: result.passageCount };
+  }
+  if (mode === 'serve') {
+    const [indexDir = '', questionsPath = '', count = '1000'] = rest;
+    const queries = (await loadRecallQuestions(questionsPath, Number(count))).map((question) => question.question);
+    const startedAt = performance.now();
+    const index = await DiskWikiIndex.open(indexDir);
+    const openMs = performance.now() - startedAt;
+    const timing = timeQueries((query) => index.search(query), queries);
+    const memory = process.memoryUsage();
+    return { openMs, ...timing, rssMiB: memory.rss / MIB, heapMiB: memory.heapUsed / MIB, queries: queries.length };
+  }
+  if (mode === 'memory') {
+    const [questionsPath = '', count = '1000', ...corpora] = rest;
+    const queries = (await loadRecallQuestions(questionsPath, Number(count))).map((question) => question.question);
+    const pages = await loadCorpora(await Promise.all(corpora.map((path) => corpusSourceFromPath(path))));
+    const startedAt = performance.now();
+    const index = WikiIndex.build(pages);
+    const buildMs = performance.now() - startedAt;
+    pages.length = 0;
+    const timing = timeQueries((query) => index.search(query), queries);
+    const memory = process.memoryUsage();
+    return { buildMs, ...timing, rssMiB: memory.rss / MIB, heapMiB: memory.heapUsed / MIB, peakRssMiB: peakRssMiB() };
+  }
+  throw new Error(`unknown mode ${mode ?? '(none)'}: build | serve | memory`);
+}
+
+process.stdout.write(`${JSON.stringify(await main(process.argv[2], process.argv.slice(3)))}\n`);

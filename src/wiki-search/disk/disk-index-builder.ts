@@ -1,0 +1,241 @@
+/**
+ * Builds a disk index from corpora in one streaming pass with bounded memory: pages are read one at a time, analysed,
+ * and written in batches, each batch one transaction that also records how far the build got, so an interrupted
+ * build (Ctrl-C, a crash, a killed machine) resumes from its last batch when run again with the same sources and
+ * output. FTS5 keeps at most its pending-terms hash in memory; SQLite at most its page cache. When every page is in,
+ * the build counts each term's passages (term_df), merges FTS5's segments into one (fewer seeks per query),
+ * switches the journal off WAL (so readers can open the file read-only) and renames the file into place.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CorralError } from '../../core/errors.js';
+import { ANALYSER_VERSION, termsOf } from '../../text/terms.js';
+import type { CorpusSource } from '../corpus-sources.js';
+import { DEFAULT_PARAGRAPHS_PER_GROUP, sectionPage } from '../page-sections.js';
+import { passagesOf } from '../passages.js';
+import { DEFAULT_TITLE_WEIGHT } from '../wiki-index.js';
+import type { IndexSettings } from '../index-file.js';
+import { type StreamedPage, sourceBytes, sourceIdentity, streamCorpusPages } from './corpus-page-stream.js';
+import {
+  type BuildProgress,
+  DISK_INDEX_FILE,
+  DISK_INDEX_FORMAT,
+  DISK_INDEX_FORMAT_VERSION,
+  META_KEYS,
+  PARTIAL_SUFFIX,
+  SCHEMA_SQL,
+} from './disk-index-layout.js';
+import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
+import { encodeSections } from './page-row.js';
+import { bm25Length, weightedTermsText } from './passage-terms.js';
+
+export interface DiskIndexBuildProgress {
+  readonly pages: number;
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+  readonly phase: 'pages' | 'finishing';
+}
+
+export interface DiskIndexBuildOptions {
+  readonly sources: readonly CorpusSource[];
+  /** Directory the index is written to (created when missing). */
+  readonly outDir: string;
+  readonly paragraphsPerGroup?: number;
+  readonly titleWeight?: number;
+  /** Pages per transaction (default 2,000): the unit of memory held and of work lost to an interruption. */
+  readonly batchPages?: number;
+  /** Called after every batch and once before finishing. */
+  readonly onProgress?: (progress: DiskIndexBuildProgress) => void;
+  /** Stops the build after the current batch is committed; the next build with the same options resumes it. */
+  readonly signal?: AbortSignal;
+  readonly log?: (line: string) => void;
+}
+
+export interface DiskIndexBuildResult {
+  readonly path: string;
+  readonly pageCount: number;
+  readonly passageCount: number;
+  /** Pages already in the index when this run started (0 for a fresh build). */
+  readonly resumedFromPages: number;
+  readonly durationMs: number;
+}
+
+const DEFAULT_BATCH_PAGES = 2_000;
+/** FTS5 flushes its in-memory term hash to a new segment beyond this size: larger means fewer segments to merge. */
+const FTS_HASH_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE_KIB = 64 * 1024;
+
+function settingsOf(options: DiskIndexBuildOptions): IndexSettings {
+  return {
+    analyserVersion: ANALYSER_VERSION,
+    paragraphsPerGroup: options.paragraphsPerGroup ?? DEFAULT_PARAGRAPHS_PER_GROUP,
+    titleWeight: options.titleWeight ?? DEFAULT_TITLE_WEIGHT,
+  };
+}
+
+function readMeta(database: SqliteDatabase, key: string): string | undefined {
+  return (database.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+}
+
+/** Opens the partial file, resuming it when it was started from the same sources and settings; else starts over. */
+async function openPartial(path: string, identity: string, settings: IndexSettings, log: (line: string) => void): Promise<SqliteDatabase> {
+  const Database = await loadBetterSqlite3();
+  if (existsSync(path)) {
+    try {
+      const database = new Database(path);
+      const same = readMeta(database, META_KEYS.sources) === identity && readMeta(database, META_KEYS.settings) === JSON.stringify(settings);
+      if (same) return database;
+      database.close();
+      log(`wiki index: ${path} was started from other sources or settings; starting over`);
+    } catch (error) {
+      log(`wiki index: ${path} cannot be resumed (${(error as Error).message}); starting over`);
+    }
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  }
+  const database = new Database(path);
+  database.pragma('journal_mode = WAL');
+  database.exec(SCHEMA_SQL);
+  const setMeta = database.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+  database.transaction(() => {
+    setMeta.run(META_KEYS.format, DISK_INDEX_FORMAT);
+    setMeta.run(META_KEYS.formatVersion, String(DISK_INDEX_FORMAT_VERSION));
+    setMeta.run(META_KEYS.settings, JSON.stringify(settings));
+    setMeta.run(META_KEYS.sources, identity);
+    setMeta.run(META_KEYS.state, 'building');
+    setMeta.run(META_KEYS.progress, JSON.stringify({ sourceIndex: 0, itemsDone: 0 } satisfies BuildProgress));
+  })();
+  database.prepare("INSERT INTO passage_fts (passage_fts, rank) VALUES ('hashsize', ?)").run(String(FTS_HASH_BYTES));
+  return database;
+}
+
+export async function buildDiskIndex(options: DiskIndexBuildOptions): Promise<DiskIndexBuildResult> {
+  const startedAt = performance.now();
+  const log = options.log ?? (() => undefined);
+  const settings = settingsOf(options);
+  mkdirSync(options.outDir, { recursive: true });
+  const finalPath = join(options.outDir, DISK_INDEX_FILE);
+  const partialPath = `${finalPath}${PARTIAL_SUFFIX}`;
+  const database = await openPartial(partialPath, await sourceIdentity(options.sources), settings, log);
+  try {
+    database.pragma('synchronous = NORMAL');
+    database.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    const writer = new BatchWriter(database, settings);
+    const resumedFromPages = writer.pageCount;
+    const progress = JSON.parse(readMeta(database, META_KEYS.progress) ?? '{}') as BuildProgress;
+    if (resumedFromPages > 0) log(`wiki index: resuming after ${resumedFromPages} pages`);
+    const perSource = await Promise.all(options.sources.map((source) => sourceBytes([source])));
+    const bytesTotal = perSource.reduce((sum, bytes) => sum + bytes, 0);
+    const batchPages = Math.max(1, options.batchPages ?? DEFAULT_BATCH_PAGES);
+    let batch: StreamedPage[] = [];
+    const flush = () => {
+      const last = batch.at(-1);
+      if (last === undefined) return;
+      writer.write(batch);
+      batch = [];
+      const bytesBefore = perSource.slice(0, last.sourceIndex).reduce((sum, bytes) => sum + bytes, 0);
+      options.onProgress?.({ pages: writer.pageCount, bytesDone: bytesBefore + last.bytesDone, bytesTotal, phase: 'pages' });
+    };
+    for await (const streamed of streamCorpusPages(options.sources, progress)) {
+      batch.push(streamed);
+      if (batch.length < batchPages) continue;
+      flush();
+      if (options.signal?.aborted) {
+        database.close();
+        throw new CorralError('WIKI_ERR_INDEX_INCOMPLETE', `wiki index build stopped after ${writer.pageCount} pages; run it again to resume`, {
+          details: { path: partialPath, pages: writer.pageCount },
+        });
+      }
+    }
+    flush();
+    if (writer.pageCount === 0)
+      throw new CorralError('WIKI_ERR_CORPUS_NOT_FOUND', 'the wiki corpora hold no pages', {
+        details: { paths: options.sources.map((source) => source.path) },
+      });
+    options.onProgress?.({ pages: writer.pageCount, bytesDone: bytesTotal, bytesTotal, phase: 'finishing' });
+    const passageCount = finish(database);
+    database.close();
+    renameSync(partialPath, finalPath);
+    return { path: finalPath, pageCount: writer.pageCount, passageCount, resumedFromPages, durationMs: performance.now() - startedAt };
+  } finally {
+    if (database.open) database.close();
+  }
+}
+
+/** Term frequencies, one merged FTS5 segment, corpus statistics, and a rollback journal so readers need no -shm file. */
+function finish(database: SqliteDatabase): number {
+  database.exec(`
+    DELETE FROM term_df;
+    CREATE VIRTUAL TABLE temp.passage_vocab USING fts5vocab(main, passage_fts, 'row');
+    INSERT INTO term_df (term, df) SELECT term, doc FROM temp.passage_vocab;
+    DROP TABLE temp.passage_vocab;
+    INSERT INTO passage_fts (passage_fts) VALUES ('optimize');
+  `);
+  const statistics = database.prepare('SELECT COUNT(*) AS passages, AVG(length) AS averageLength FROM passage').get() as {
+    passages: number;
+    averageLength: number;
+  };
+  const pages = (database.prepare('SELECT COUNT(*) AS pages FROM page').get() as { pages: number }).pages;
+  const setMeta = database.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+  database.transaction(() => {
+    setMeta.run(META_KEYS.pageCount, String(pages));
+    setMeta.run(META_KEYS.passageCount, String(statistics.passages));
+    setMeta.run(META_KEYS.averageLength, String(statistics.averageLength));
+    setMeta.run(META_KEYS.state, 'complete');
+  })();
+  database.pragma('journal_mode = DELETE');
+  return statistics.passages;
+}
+
+/** Writes batches of pages, each in one transaction together with the build's progress. */
+class BatchWriter {
+  pageCount: number;
+  private passageNumber: number;
+  private readonly insertPage;
+  private readonly insertPassage;
+  private readonly insertFts;
+  private readonly setProgress;
+  private readonly writeBatch;
+
+  constructor(
+    database: SqliteDatabase,
+    private readonly settings: IndexSettings,
+  ) {
+    this.pageCount = (database.prepare('SELECT COUNT(*) AS pages FROM page').get() as { pages: number }).pages;
+    this.passageNumber = (database.prepare('SELECT COALESCE(MAX(number), 0) AS last FROM passage').get() as { last: number }).last;
+    this.insertPage = database.prepare('INSERT INTO page (ordinal, id, title, content, sections) VALUES (?, ?, ?, ?, ?)');
+    this.insertPassage = database.prepare('INSERT INTO passage (number, page, position, length, terms) VALUES (?, ?, ?, ?, ?)');
+    this.insertFts = database.prepare('INSERT INTO passage_fts (rowid, terms) VALUES (?, ?)');
+    this.setProgress = database.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${META_KEYS.progress}', ?)`);
+    this.writeBatch = database.transaction((batch: readonly StreamedPage[]) => {
+      for (const streamed of batch) this.writePage(streamed);
+      const last = batch.at(-1);
+      if (last !== undefined) this.setProgress.run(JSON.stringify({ sourceIndex: last.sourceIndex, itemsDone: last.itemNumber } satisfies BuildProgress));
+    });
+  }
+
+  write(batch: readonly StreamedPage[]): void {
+    this.writeBatch(batch);
+  }
+
+  private writePage({ page }: StreamedPage): void {
+    const ordinal = this.pageCount;
+    const sectioned = sectionPage(page, this.settings);
+    try {
+      this.insertPage.run(ordinal, sectioned.id, sectioned.title, sectioned.content, encodeSections(sectioned));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+      throw new CorralError('WIKI_ERR_DUPLICATE_PAGE_ID', `page id "${page.id}" occurs twice in the corpora; give one source an idPrefix`, {
+        cause: error,
+        details: { pageId: page.id },
+      });
+    }
+    const titleTerms = termsOf(sectioned.title);
+    passagesOf(sectioned, ordinal).forEach((passage, position) => {
+      const terms = weightedTermsText(titleTerms, this.settings.titleWeight, termsOf(passage.text));
+      this.passageNumber += 1;
+      this.insertPassage.run(this.passageNumber, ordinal, position, bm25Length(terms), terms);
+      this.insertFts.run(this.passageNumber, terms);
+    });
+    this.pageCount += 1;
+  }
+}

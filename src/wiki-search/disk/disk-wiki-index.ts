@@ -1,0 +1,198 @@
+/**
+ * The wiki index on disk: the same three operations as WikiIndex (search, viewSections, readSection) over a file
+ * written by buildDiskIndex, opened read-only, so any number of processes (serve, workers) share one file through
+ * the OS page cache and none loads it into its heap. Search: the rarest query terms pick candidate passages with
+ * FTS5 (query-plan.ts), every candidate is scored exactly with all terms by the in-memory engine's BM25, a page
+ * scores its best passage, and only the hits' pages are read, for titles and snippets.
+ */
+import { existsSync } from 'node:fs';
+import { CorralError } from '../../core/errors.js';
+import { ANALYSER_VERSION, termsOf } from '../../text/terms.js';
+import type { IndexSettings } from '../index-file.js';
+import { passagesOf } from '../passages.js';
+import { snippetMaker } from '../snippet.js';
+import { FULL_PAGE_SECTION, type PageHit, type SectionListing, type SectionedPage } from '../wiki-page.js';
+import { type CorpusStatistics, type QueryTerm, scorePassageText } from './bm25-scorer.js';
+import { diskIndexPath } from './disk-index-location.js';
+import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
+import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
+import { type PageRow, pageFromRow } from './page-row.js';
+import { POSTINGS_BUDGET, type QueryPlan, matchExpression, planQuery } from './query-plan.js';
+
+/** Candidate passages scored exactly per query (more when a call asks for more pages). */
+const CANDIDATE_PASSAGES = 100;
+const CANDIDATES_PER_RESULT = 10;
+/** SQLite's page cache per connection; the OS page cache holds the rest of the file, shared by every process. */
+const PAGE_CACHE_KIB = 16 * 1024;
+const DEFAULT_SEARCH_LIMIT = 10;
+
+export interface DiskWikiIndexOptions {
+  /** Postings FTS5 may rank per query (default POSTINGS_BUDGET, see query-plan.ts); larger is slower and closer to exhaustive. */
+  readonly postingsBudget?: number;
+}
+
+interface PassageRow {
+  readonly page: number;
+  readonly position: number;
+  readonly length: number;
+  readonly terms: string;
+}
+
+function invalid(path: string, reason: string, cause?: unknown): CorralError {
+  return new CorralError('WIKI_ERR_INDEX_FILE_INVALID', `wiki index file ${path}: ${reason}; rebuild it with \`corral wiki index <corpus> --out <dir>\``, {
+    cause,
+    details: { path },
+  });
+}
+
+export class DiskWikiIndex {
+  private readonly documentFrequencyOf;
+  private readonly candidates;
+  private readonly firstPostings;
+  private readonly passageRow;
+  private readonly pageByOrdinal;
+  private readonly pageById;
+
+  private constructor(
+    private readonly database: SqliteDatabase,
+    readonly path: string,
+    readonly settings: IndexSettings,
+    readonly pageCount: number,
+    private readonly statistics: CorpusStatistics,
+    /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
+    readonly sourceIdentity: string,
+    private readonly postingsBudget: number,
+  ) {
+    this.documentFrequencyOf = database.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
+    this.candidates = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?').pluck();
+    this.firstPostings = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? LIMIT ?').pluck();
+    this.passageRow = database.prepare('SELECT page, position, length, terms FROM passage WHERE number = ?');
+    this.pageByOrdinal = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE ordinal = ?');
+    this.pageById = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE id = ?');
+  }
+
+  /**
+   * Opens a finished index read-only. Throws WIKI_ERR_INDEX_NOT_FOUND (nothing there), WIKI_ERR_INDEX_INCOMPLETE (an
+   * interrupted build), WIKI_ERR_INDEX_FILE_INVALID (not an index, damaged, or written by another format or analyser
+   * version) and WIKI_ERR_SQLITE_UNAVAILABLE (better-sqlite3 is not installed).
+   */
+  static async open(location: string, options: DiskWikiIndexOptions = {}): Promise<DiskWikiIndex> {
+    const path = diskIndexPath(location);
+    if (!existsSync(path)) {
+      if (existsSync(`${path}${PARTIAL_SUFFIX}`)) {
+        throw new CorralError(
+          'WIKI_ERR_INDEX_INCOMPLETE',
+          `wiki index ${path} was not finished; run \`corral wiki index\` again with the same corpus and --out to resume it`,
+          {
+            details: { path },
+          },
+        );
+      }
+      throw new CorralError('WIKI_ERR_INDEX_NOT_FOUND', `no wiki index at ${location} (build one with \`corral wiki index <corpus> --out <dir>\`)`, {
+        details: { path },
+      });
+    }
+    const Database = await loadBetterSqlite3();
+    let database: SqliteDatabase | undefined;
+    try {
+      database = new Database(path, { readonly: true, fileMustExist: true });
+      database.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+      const meta = new Map((database.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+      if (meta.get(META_KEYS.format) !== DISK_INDEX_FORMAT) throw invalid(path, 'not a corral wiki index');
+      if (meta.get(META_KEYS.formatVersion) !== String(DISK_INDEX_FORMAT_VERSION))
+        throw invalid(path, `format version ${meta.get(META_KEYS.formatVersion)}, this corral reads ${DISK_INDEX_FORMAT_VERSION}`);
+      if (meta.get(META_KEYS.state) !== 'complete') {
+        throw new CorralError('WIKI_ERR_INDEX_INCOMPLETE', `wiki index ${path} was not finished; run \`corral wiki index\` again to resume it`, {
+          details: { path },
+        });
+      }
+      const settings = JSON.parse(meta.get(META_KEYS.settings) ?? 'null') as IndexSettings;
+      if (settings.analyserVersion !== ANALYSER_VERSION)
+        throw invalid(path, `built with analyser version ${settings.analyserVersion}, this corral analyses with ${ANALYSER_VERSION}`);
+      const statistics = { passageCount: Number(meta.get(META_KEYS.passageCount)), averageLength: Number(meta.get(META_KEYS.averageLength)) };
+      const pageCount = Number(meta.get(META_KEYS.pageCount));
+      if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
+      // Touch the full-text index once, so a damaged one fails here rather than on a model's first search.
+      database.prepare('SELECT COUNT(*) FROM passage_fts WHERE passage_fts MATCH \'"a"\'').pluck().get();
+      return new DiskWikiIndex(database, path, settings, pageCount, statistics, meta.get(META_KEYS.sources) ?? '', options.postingsBudget ?? POSTINGS_BUDGET);
+    } catch (error) {
+      database?.close();
+      if (CorralError.isInstance(error)) throw error;
+      throw invalid(path, (error as Error).message, error);
+    }
+  }
+
+  /** Pages ranked by their best passage, as WikiIndex.search; an empty list when nothing matches. */
+  search(query: string, options: { readonly limit?: number } = {}): PageHit[] {
+    const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT));
+    const queryTerms = [...new Set(termsOf(query))];
+    const known: QueryTerm[] = [];
+    for (const term of queryTerms) {
+      const documentFrequency = this.documentFrequencyOf.get(term) as number | undefined;
+      if (documentFrequency !== undefined && documentFrequency > 0) known.push({ term, documentFrequency });
+    }
+    if (known.length === 0 || limit === 0) return [];
+    const plan = planQuery(known, this.postingsBudget);
+    const candidateLimit = Math.max(CANDIDATE_PASSAGES, limit * CANDIDATES_PER_RESULT);
+    const best = new Map<number, { score: number; passage: PassageRow }>();
+    for (const number of this.candidatePassages(plan, candidateLimit)) {
+      const passage = this.passageRow.get(number) as PassageRow | undefined;
+      if (passage === undefined) continue;
+      const score = scorePassageText(passage.terms, passage.length, plan.scored, this.statistics);
+      const current = best.get(passage.page);
+      if (current === undefined || score > current.score) best.set(passage.page, { score, passage });
+    }
+    const ranked = [...best.entries()].sort(([leftPage, left], [rightPage, right]) => right.score - left.score || leftPage - rightPage).slice(0, limit);
+    const snippetOf = snippetMaker(queryTerms);
+    return ranked.map(([ordinal, { score, passage }]) => {
+      const page = this.pageAt(ordinal);
+      const text = page === undefined ? undefined : passagesOf(page, ordinal)[passage.position]?.text;
+      return { page_id: page?.id ?? '', title: page?.title ?? '', score: Number(score.toFixed(4)), snippet: text === undefined ? '' : snippetOf(text) };
+    });
+  }
+
+  /**
+   * Passage numbers to score exactly. Within the budget: FTS5's best by the selective terms. A query of common words
+   * only: the best passages holding all its terms; when no passage holds them all (or the query has one term), the
+   * rarest term's first postings, unranked, so a query of common words costs a bounded walk, never a full ranking.
+   */
+  private candidatePassages(plan: QueryPlan, limit: number): number[] {
+    if (!plan.overBudget) return this.candidates.all(matchExpression(plan.selective), limit) as number[];
+    if (plan.scored.length > 1) {
+      const together = this.candidates.all(matchExpression(plan.scored, 'AND'), limit) as number[];
+      if (together.length > 0) return together;
+    }
+    return this.firstPostings.all(matchExpression(plan.selective), limit) as number[];
+  }
+
+  /** Sections of a page in order, or null for an unknown page id. */
+  viewSections(pageId: string): SectionListing[] | null {
+    const page = this.pageWithId(pageId);
+    return page === undefined ? null : page.sections.map((section) => ({ section_id: section.sectionId, section_name: section.sectionName }));
+  }
+
+  /** Section text; `<page_id>:full` is the whole page; null for an unknown id. */
+  readSection(sectionId: string): string | null {
+    // Section ids are `<page_id>:<slug>` and a slug never holds ":", so the page id is everything before the last one.
+    const separator = sectionId.lastIndexOf(':');
+    if (separator <= 0) return null;
+    const page = this.pageWithId(sectionId.slice(0, separator));
+    if (page === undefined) return null;
+    if (sectionId.slice(separator + 1) === FULL_PAGE_SECTION) return page.content;
+    return page.sections.find((section) => section.sectionId === sectionId)?.text ?? null;
+  }
+
+  close(): void {
+    this.database.close();
+  }
+
+  private pageAt(ordinal: number): SectionedPage | undefined {
+    const row = this.pageByOrdinal.get(ordinal) as PageRow | undefined;
+    return row === undefined ? undefined : pageFromRow(row);
+  }
+
+  private pageWithId(pageId: string): SectionedPage | undefined {
+    const row = this.pageById.get(pageId) as PageRow | undefined;
+    return row === undefined ? undefined : pageFromRow(row);
+  }
+}
