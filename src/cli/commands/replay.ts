@@ -15,10 +15,9 @@ import { recordedToolSessions } from '../../runner/replay/recorded-tool-session.
 import { readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
 import { assertRescorable } from '../../runner/replay/trajectory-only-scoring.js';
 import { localExecutor } from '../../runner/run/local-executor.js';
-import { thisWriter } from '../../runner/run/run-liveness.js';
 import { toolSessionRollouts } from '../../runner/scheduler/tool-session-rollouts.js';
 import { chooseAgentName, createAgent } from '../eval/agent-factory.js';
-import { corralBuild } from '../eval/corral-build.js';
+import { runStamp } from '../eval/run-metadata.js';
 import { runEvalFlow } from '../eval/eval-flow.js';
 import { parseSamplingArgs, withTokenRequest } from '../eval/eval-options.js';
 import { openEnvironmentTools } from '../eval/environment-tools.js';
@@ -123,7 +122,6 @@ export function registerReplayCommand(program: Command): void {
       const outcomes = new Map<string, ReplayOutcome>();
       const local = localExecutor({ environment, agent: replayAgent(agent, plan, outcomes), rollouts, ...(seed === undefined ? {} : { seed }) });
       const startedAt = Date.now();
-      const started = new Date(startedAt).toISOString();
       const examples = sourceExamples(source);
       const selected = source.records.filter((record) => replayable(record, fromTurn)).length;
       if (selected === 0) throw new CorralError('REPLAY_ERR_BAD_TURN', `no trajectory in ${source.directory} reached turn ${fromTurn} without an error`);
@@ -146,11 +144,7 @@ export function registerReplayCommand(program: Command): void {
           tools,
           replays_per_trajectory: replays,
         },
-        ...corralBuild(),
-        date: started.slice(0, 10),
-        time: started.slice(11, 19),
-        started_at: started,
-        ...thisWriter(),
+        ...runStamp(startedAt),
       };
       process.exitCode = await runEvalFlow({
         executor: replayExecutor(plan, local, outcomes),

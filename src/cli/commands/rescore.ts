@@ -12,9 +12,8 @@ import { formatScoreSpread, scoreSpread } from '../../runner/replay/score-spread
 import { readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
 import { assertRescorable, dryScore } from '../../runner/replay/trajectory-only-scoring.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
-import { corralBuild } from '../eval/corral-build.js';
+import { runStamp } from '../eval/run-metadata.js';
 import { runEvalFlow } from '../eval/eval-flow.js';
-import { thisWriter } from '../../runner/run/run-liveness.js';
 import { environmentForSourceRun, newRunDirectory, positiveInteger, sourceExamples } from './source-run-environment.js';
 
 interface RescoreFlags {
@@ -56,7 +55,6 @@ export function registerRescoreCommand(program: Command): void {
       const rolloutsPerExample = sourceRolloutsPerExample(source);
       const written: ResultRecord[] = [];
       const startedAt = Date.now();
-      const started = new Date(startedAt).toISOString();
       const metadata: Record<string, unknown> = {
         env_id: environment.name,
         env: environment.name,
@@ -75,11 +73,7 @@ export function registerRescoreCommand(program: Command): void {
           env_source: chosen.source,
           repeats,
         },
-        ...corralBuild(),
-        date: started.slice(0, 10),
-        time: started.slice(11, 19),
-        started_at: started,
-        ...thisWriter(),
+        ...runStamp(startedAt),
       };
       process.exitCode = await runEvalFlow({
         executor: rescoreExecutor({ source, environment, repeats }),
