@@ -47,7 +47,21 @@ export default defineConfig({
       { extends: true, test: { name: 'conformance', include: ['test/conformance/**/*.test.ts'], maxWorkers: E2E_WORKERS, sequence: { groupOrder: 1 } } },
       {
         extends: true,
-        test: { name: 'e2e-parallel', include: parallelE2eFiles, maxWorkers: E2E_WORKERS, testTimeout: E2E_TEST_TIMEOUT_MS, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'e2e-parallel',
+          include: parallelE2eFiles,
+          maxWorkers: E2E_WORKERS,
+          testTimeout: E2E_TEST_TIMEOUT_MS,
+          // As unit: files share a worker's module cache instead of importing src/ again per file (a third less CPU in
+          // a group that is CPU-bound on two cores). So a parallel file restores what it changes in its own process and
+          // closes what it opens (test/helpers/e2e-groups.ts); serial files keep a fresh process each (descriptor
+          // counts, fault injection).
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,
