@@ -40,6 +40,7 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'cli-agents-eval.test.ts',
   'cli-help-and-messages.test.ts',
   'cli-startup.test.ts',
+  'environment-authoring-arguments.test.ts',
   'environment-authoring.test.ts',
   'environment-check-faults.test.ts',
   'environment-check.test.ts',
