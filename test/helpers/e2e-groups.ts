@@ -2,9 +2,13 @@
  * Which e2e files may share the machine (vitest.config.ts runs them `E2E_WORKERS` at a time) and which need it to
  * themselves (run one at a time, after every parallel file has finished). A file may run in parallel when it only
  * starts child processes, servers on port 0, private redis-servers and its own labelled containers, and asserts
- * nothing about the whole host. A file that checks an exited process released its own sandboxes is serial: every
- * `corral` start reaps a dead owner's containers, so a parallel file could hide the leak. A file not listed here
- * runs serially: a new file is safe by default, and joins the parallel group once it meets the rule above.
+ * nothing about the whole host. Parallel files share a worker process one after another (`isolate: false`: src/ is
+ * imported once per worker, not once per file), so a parallel file also leaves its own process as it found it: it
+ * closes the servers, pools and clients it opens, stops the children it starts, and leaves no environment variable or
+ * global that another file would read (vi.stubEnv and vi.stubGlobal are undone after each test). A file that checks
+ * an exited process released its own sandboxes is serial: every `corral` start reaps a dead owner's containers, so a
+ * parallel file could hide the leak. A file not listed here runs serially: a new file is safe by default, and joins
+ * the parallel group once it meets the rule above.
  */
 
 /** Files that need the whole machine, with why. Kept for the reader and checked by test/unit/e2e-groups.test.ts. */
@@ -36,6 +40,7 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'cli-agents-eval.test.ts',
   'cli-help-and-messages.test.ts',
   'cli-startup.test.ts',
+  'environment-authoring-arguments.test.ts',
   'environment-authoring.test.ts',
   'environment-check-faults.test.ts',
   'environment-check.test.ts',

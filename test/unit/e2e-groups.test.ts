@@ -18,13 +18,18 @@ describe('e2e groups', () => {
   });
 
   it('runs the parallel files in e2e-parallel and every other e2e file in e2e-serial', () => {
-    const projects = (config.test?.projects ?? []) as { test: { name: string; include?: string[]; exclude?: string[]; maxWorkers?: number } }[];
+    const projects = (config.test?.projects ?? []) as {
+      test: { name: string; include?: string[]; exclude?: string[]; maxWorkers?: number; isolate?: boolean };
+    }[];
     const parallel = projects.find((project) => project.test.name === 'e2e-parallel')!.test;
     const serial = projects.find((project) => project.test.name === 'e2e-serial')!.test;
     expect(parallel.include).toEqual(PARALLEL_E2E_FILES.map((file) => `test/e2e/${file}`));
     expect(serial.include).toEqual(['test/e2e/**/*.test.ts']);
     expect(serial.exclude).toEqual(parallel.include);
     expect(serial.maxWorkers).toBe(1);
+    // Parallel files share a worker's module cache; a serial file gets a fresh process (descriptor counts, faults).
+    expect(parallel.isolate).toBe(false);
+    expect(serial.isolate).not.toBe(false);
     const unlisted = readdirSync(E2E).filter((file) => file.endsWith('.test.ts') && !PARALLEL_E2E_FILES.includes(file));
     expect(unlisted.filter((file) => parallel.include!.includes(`test/e2e/${file}`))).toEqual([]);
   });
