@@ -3,8 +3,9 @@
  * tarball into an empty folder with its dependencies from the npm registry, then run with nothing but what was
  * installed. One install per run; the npm cache lives under the OS temp dir, so later runs are quicker.
  *
- * The install omits optional dependencies, so isolated-vm is deterministically absent: that proves it is
- * optional (a plain dependency would still be installed) and shows what the isolate backend then says.
+ * The install omits optional dependencies, so isolated-vm and better-sqlite3 (the two native modules) are
+ * deterministically absent: that proves they are optional (a plain dependency would still be installed) and shows
+ * what the isolate backend then says.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -81,9 +82,11 @@ describe('corral installed from its npm pack tarball', () => {
       dependencies: Record<string, string>;
       optionalDependencies?: Record<string, string>;
     };
-    expect(manifest.optionalDependencies).toEqual({ 'isolated-vm': '5.0.4' });
-    expect(manifest.dependencies).not.toHaveProperty('isolated-vm');
-    expect(existsSync(join(app, 'node_modules', 'isolated-vm'))).toBe(false);
+    expect(manifest.optionalDependencies).toEqual({ 'better-sqlite3': '12.11.1', 'isolated-vm': '5.0.4' });
+    for (const native of ['isolated-vm', 'better-sqlite3']) {
+      expect(manifest.dependencies).not.toHaveProperty(native);
+      expect(existsSync(join(app, 'node_modules', native)), native).toBe(false);
+    }
   });
 
   it('npx corral --help works (--no-install: the local bin, never a registry package of that name)', async () => {
