@@ -96,12 +96,23 @@ describe.skipIf(!dockerBackend || !harborTasks)('corral env check over the share
   );
 });
 
+/**
+ * Examples the battery cannot check yet, each with why. They answer turns themselves (respond): the battery's own
+ * oracle and floor are model-free single answers, customer-service's respond is a simulated user that needs a model
+ * endpoint, and nim's roles need an oracle per role. `corral env check` has no --model yet (issue 25's note).
+ */
+const NOT_CHECKED_YET: Readonly<Record<string, string>> = {
+  'examples/word-game/index.ts': 'respond: the floor and reference-answer oracle do not converse yet',
+  'examples/customer-service/index.ts': 'respond is a simulated user: needs a model endpoint, and env check has no --model',
+  'examples/nim/index.ts': 'roles: needs an oracle per role',
+};
+
 describe('the environment check covers every environment under examples/', () => {
-  it('lists each examples/ folder that holds an environment module', () => {
+  it('lists each examples/ folder that holds an environment module (checked, or named with the reason it is not yet)', () => {
     const modules = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .flatMap((entry) => ['index.ts', 'env.ts'].map((file) => `examples/${entry.name}/${file}`))
       .filter((path) => existsSync(join(ROOT, path)));
-    expect(modules.sort()).toEqual(examples.map((target) => target.environment).sort());
+    expect(modules.sort()).toEqual([...examples.map((target) => target.environment), ...Object.keys(NOT_CHECKED_YET)].sort());
   });
 });
