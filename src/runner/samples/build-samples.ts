@@ -7,12 +7,28 @@
  */
 import type { TurnTokens } from '../trajectory/messages.js';
 import type { ResultRecord } from '../trajectory/result-record.js';
+import { roleRecords } from '../trajectory/role-records.js';
 import { readTurnTokens } from '../trajectory/turn-tokens.js';
 import type { RolloutSamples, TrainingSample } from './training-sample.js';
 
 type CompleteTurn = Required<Pick<TurnTokens, 'prompt_token_ids' | 'completion_token_ids' | 'completion_logprobs'>>;
 
 export function buildSamples(record: ResultRecord): RolloutSamples {
+  if (!record.roles) return buildSideSamples(record);
+  // Several agents in one rollout: each role trains on its own side (role-records.ts), its samples tagged with the
+  // role; a role without token data leaves the whole rollout without samples (never half a game).
+  const sides = roleRecords(record).map((view) => ({ role: String(view['role']), built: buildSideSamples(view) }));
+  const missing = sides.find((side) => side.built.missing !== null)?.built.missing ?? null;
+  if (missing) return { samples: [], missing, prefix_breaks: 0 };
+  return {
+    samples: sides.flatMap((side) => side.built.samples.map((sample) => ({ ...sample, role: side.role }))),
+    missing: null,
+    prefix_breaks: sides.reduce((sum, side) => sum + side.built.prefix_breaks, 0),
+  };
+}
+
+/** One agent's samples: a single-agent record, or one role's view of a rollout with roles. */
+function buildSideSamples(record: ResultRecord): RolloutSamples {
   if (record.error || record.reward === null) return { samples: [], missing: 'errored', prefix_breaks: 0 };
   // A replayed record's first turns were sampled by the source's policy: the sample starts after them, so they are
   // its prompt (lineage.replayed_turns, docs/rescore-replay.md). A record copied whole has no token of the new policy.

@@ -19,6 +19,8 @@ export interface TrainingSample {
   reward: number;
   /** reward - the group's mean reward (no division by the group's std); null when the record has no group statistics. */
   advantage: number | null;
+  /** The role whose side this is, in an environment with roles (one sample set per role); absent otherwise. */
+  role?: string;
 }
 
 /** Why a rollout has no sample: it errored, or a model call of it came back without token ids or logprobs. */

@@ -126,6 +126,15 @@ describe('environments with roles (openai agents, scripted model server, real to
       expect(trained(firstSamples!.samples[0]!)).not.toContain('second took');
       expect(trained(firstSamples!.samples[0]!)).toContain('3');
       expect(decodeText(firstSamples!.samples[0]!.completion_ids)).toContain('second took 1; 3 stones left.');
+      // What --samples, `corral export samples` and /v1/rollouts build from the record: every role's side, tagged.
+      const all = buildSamples(record);
+      expect(all.missing).toBeNull();
+      expect(all.samples.map((sample) => [sample.role, sample.reward])).toEqual([
+        ['first', 1],
+        ['second', 0],
+      ]);
+      expect(all.samples[0]!.completion_ids).toEqual(firstSamples!.samples[0]!.completion_ids);
+      expect(all.samples[1]!.completion_mask).toEqual(secondSamples!.samples[0]!.completion_mask);
     }
   });
 
