@@ -238,7 +238,8 @@ describe.runIf(haveChromium)('run viewer in headless Chromium', () => {
       });
       await page.goto(`${url}/`);
       await page.waitForSelector(`tr[data-run="${BIG}"]`);
-      expect(await page.locator('[data-testid=runs-table] tbody tr').count()).toBe(4);
+      // Every run under root by now: the big one, runs A and B, the canary run and the live run.
+      expect(await page.locator('[data-testid=runs-table] tbody tr').count()).toBe(5);
     } finally {
       child.kill('SIGTERM');
     }
