@@ -41,6 +41,11 @@ export interface EvalExecution {
   observeLoad?: (observer: LoadObserver) => () => void;
   /** After each group is in results.jsonl (the Harbor job layout of a terminal run). */
   afterGroup?: (records: readonly ResultRecord[]) => void | Promise<void>;
+  /**
+   * The rollouts run on queue workers, which pace themselves: `-c auto` then enqueues up to the ceiling at once, since
+   * the producer sees none of the model's or the pool's signals and a ramp there would only hold jobs back.
+   */
+  pacedByWorkers?: boolean;
   /** Live canaries (--canaries RATE): run by the driver before each canaried example's group, kept in canaries.jsonl. */
   canaries?: { runner: CanaryRunner; rate: number };
 }
@@ -66,7 +71,11 @@ export async function runEvalFlow(flow: EvalFlowOptions): Promise<number> {
   // The quarantine list rides on metadata.json (canaries.jsonl holds the canary records); a resume reads it back.
   const canaryOutcomes = flow.canaries ? readCanaries(flow.directory) : undefined;
   const admission = new AdmissionController(
-    options.concurrency === 'auto' ? { mode: 'auto', maxConcurrency: options.maxConcurrency } : { mode: 'fixed', maxConcurrency: options.concurrency },
+    options.concurrency !== 'auto'
+      ? { mode: 'fixed', maxConcurrency: options.concurrency }
+      : flow.pacedByWorkers
+        ? { mode: 'fixed', maxConcurrency: options.maxConcurrency }
+        : { mode: 'auto', maxConcurrency: options.maxConcurrency },
   );
   // The level over time is part of the run's record (docs/admission.md).
   const metadataNow = () => ({

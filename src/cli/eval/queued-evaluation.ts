@@ -34,6 +34,7 @@ export async function queuedEvaluation(
   });
   return {
     executor: queue.executor,
+    pacedByWorkers: true,
     metadata: runMetadata(run, options, command.backend, startedAt),
     extraMetadata: queue.extraMetadata,
     describe: `${environment.name}: ${examples.length} examples x ${command.rollouts_per_example} rollouts, agent ${agent.name} (${agent.model}), through the queue at ${queue.where}`,

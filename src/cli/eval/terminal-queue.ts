@@ -53,6 +53,7 @@ export async function queuedTerminalEvaluation(input: {
   return {
     execution: {
       executor: queue.executor,
+      pacedByWorkers: true,
       metadata: input.metadata,
       extraMetadata: queue.extraMetadata,
       describe: `terminal: ${tasks.length} tasks x ${command.rollouts_per_example} trials, agent ${agent.name} (${agent.model}), on workers serving ${settings.tasks} through the queue at ${queue.where}`,
