@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecallQuestions, measureRecall, type RecallQuestion } from '../../../benchmarks/recall.js';
-import { discoverCorpusSources, loadCorpora } from '../../../src/wiki-search/corpus-sources.js';
-import { buildDiskIndex } from '../../../src/wiki-search/disk/disk-index-builder.js';
-import { DiskWikiIndex } from '../../../src/wiki-search/disk/disk-wiki-index.js';
-import { WikiIndex } from '../../../src/wiki-search/wiki-index.js';
-import { dataDirectoryWith } from '../../helpers/test-gates.js';
+import { loadRecallQuestions, measureRecall, type RecallQuestion } from '../../benchmarks/recall.js';
+import { discoverCorpusSources, loadCorpora } from '../../src/wiki-search/corpus-sources.js';
+import { buildDiskIndex } from '../../src/wiki-search/disk/disk-index-builder.js';
+import { DiskWikiIndex } from '../../src/wiki-search/disk/disk-wiki-index.js';
+import { WikiIndex } from '../../src/wiki-search/wiki-index.js';
+import { dataDirectoryWith } from '../helpers/test-gates.js';
 
 const dataDir = dataDirectoryWith(['wiki', 'qa/squad-v1.1-dev/dev.jsonl']);
 
