@@ -19,6 +19,8 @@ export const SERIAL_E2E_FILES: Readonly<Record<string, string>> = {
   'docker-wedged-sandbox.test.ts': 'docker pause and the unresponsive-sandbox deadline',
   'environment-authoring-cli.test.ts': 'checks an exited run released its containers itself; any corral start elsewhere reaps them',
   'mcp-abandoned-sessions.test.ts': 'a load test: 1,000 sessions and their sandboxes',
+  'mcp-closed-sessions.test.ts':
+    'a load test: 1,000 sessions closed and their leftovers polled against 5 s graces (left 3 legacy sessions once beside the parallel group)',
   'mcp-connection-eviction.test.ts': 'connection caps and idle graces measured on real sockets',
   'mcp-thousand-sessions.test.ts': 'a load test: 1,000 MCP clients at once against default connection caps',
   'mcp-connection-shares.test.ts': 'floods the descriptor-derived connection caps',
@@ -55,7 +57,6 @@ export const PARALLEL_E2E_FILES: readonly string[] = [
   'export-atif.test.ts',
   'export-sft.test.ts',
   'file-lock-holders.test.ts',
-  'mcp-closed-sessions.test.ts',
   'mcp-conformance.test.ts',
   'mcp-env-reload.test.ts',
   'mcp-http-edges.test.ts',
