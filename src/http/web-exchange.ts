@@ -17,12 +17,18 @@ export function toWebRequest(request: FastifyRequest, reply: FastifyReply): Requ
   }
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined && request.body !== null;
   const body = hasBody ? (typeof request.body === 'string' ? request.body : JSON.stringify(request.body)) : undefined;
-  return new Request(new URL(request.url, `${request.protocol}://${request.host || 'localhost'}`), {
+  const disconnected = disconnectSignal(reply);
+  const webRequest = new Request(new URL(request.url, `${request.protocol}://${request.host || 'localhost'}`), {
     method: request.method,
     headers,
     ...(body === undefined ? {} : { body }),
-    signal: disconnectSignal(reply),
+    signal: disconnected,
   });
+  // undici's Request follows `signal` through a WeakRef: once nothing holds the Request (a GET stream's handler
+  // keeps only its signal), a garbage collection cuts the link and request.signal never fires. The connection holds
+  // `disconnected`, so this listener keeps the Request reachable exactly as long as its client can still leave.
+  disconnected.addEventListener('abort', () => webRequest.signal, { once: true });
+  return webRequest;
 }
 
 /** Fires when the client goes away before the response finished (request 'close' fires on every request). */

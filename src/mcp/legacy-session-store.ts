@@ -54,8 +54,10 @@ export class LegacySessionStore {
       const session = this.find(entry, sessionId, principal);
       if (!session) return jsonRpcErrorResponse(404, EDGE_ERROR_CODES.sessionNotFound, 'Session not found');
       session.assembly.sandboxes.touch();
-      if (request.method === 'GET') this.watchStream(sessionId, session, request.signal);
-      return session.transport.handleRequest(request);
+      const response = await session.transport.handleRequest(request);
+      // Only a stream the transport opened counts: a refused GET (409 for a second stream) ends at once.
+      if (request.method === 'GET' && response.ok && response.body) this.watchStream(sessionId, session, request.signal);
+      return response;
     }
     if (request.method !== 'POST') return jsonRpcErrorResponse(400, EDGE_ERROR_CODES.requestRefused, 'Bad Request: Mcp-Session-Id header is required');
     return this.open(entry, request, principal);
@@ -96,17 +98,26 @@ export class LegacySessionStore {
   /** Counts the GET stream while it is open; once the client drops it, closes the session if nothing follows. */
   private watchStream(sessionId: string, session: LegacySession, clientGone: AbortSignal): void {
     session.openStreams++;
-    clientGone.addEventListener(
-      'abort',
-      () => {
-        session.openStreams--;
-        setTimeout(() => {
-          const abandoned = this.sessions.get(sessionId) === session && session.openStreams === 0;
-          if (abandoned && session.assembly.sandboxes.idleFor(ABANDONED_STREAM_GRACE_MS)) void this.close(sessionId);
-        }, ABANDONED_STREAM_GRACE_MS).unref();
-      },
-      { once: true },
-    );
+    const dropped = () => {
+      session.openStreams--;
+      this.closeIfAbandoned(sessionId, session, ABANDONED_STREAM_GRACE_MS);
+    };
+    if (clientGone.aborted) dropped();
+    else clientGone.addEventListener('abort', dropped, { once: true });
+  }
+
+  /**
+   * After `waitMs`, closes a session with no stream open and nothing done for the grace period. Work that followed
+   * the drop (a call still running, a request after it) postpones the check instead of cancelling it: a client that
+   * made one last call and left must not keep its session until the idle TTL.
+   */
+  private closeIfAbandoned(sessionId: string, session: LegacySession, waitMs: number): void {
+    setTimeout(() => {
+      if (this.sessions.get(sessionId) !== session || session.openStreams > 0) return;
+      const sandboxes = session.assembly.sandboxes;
+      if (sandboxes.idleFor(ABANDONED_STREAM_GRACE_MS)) void this.close(sessionId);
+      else this.closeIfAbandoned(sessionId, session, Math.max(sandboxes.expiresAtMs(ABANDONED_STREAM_GRACE_MS) - Date.now(), 1_000));
+    }, waitMs).unref();
   }
 
   async close(sessionId: string): Promise<void> {

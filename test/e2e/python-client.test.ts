@@ -67,7 +67,7 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
   let model: ScriptedModelServer;
   let serve: ServeProcess;
   let evalRun: string;
-  let evaluated: Promise<{ code: number | null; stderr: string }[]>;
+  let evaluated: Promise<{ code: number | null; stdout: string; stderr: string }[]>;
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'corral-python-client-'));
@@ -107,13 +107,16 @@ describe.runIf(pythonReady && processBackend)('the Python client against corral 
     const source = join(scratch, 'client-source');
     cpSync(CLIENT_DIR, source, { recursive: true, filter: (path) => !path.includes('__pycache__') });
     const target = join(scratch, 'site');
-    const install = spawnSync(PYTHON, ['-m', 'pip', 'install', '--no-index', '--no-build-isolation', '--quiet', '--target', target, source], {
-      encoding: 'utf8',
+    // Not spawnSync: the evaluations started in beforeAll wait on the scripted model in this event loop.
+    const install = await run(PYTHON, ['-m', 'pip', 'install', '--no-index', '--no-build-isolation', '--quiet', '--target', target, source], {
+      cwd: scratch,
+      env: process.env,
     });
     expect(install.status, install.stderr).toBe(0);
     expect(existsSync(join(target, 'corral_client.py'))).toBe(true);
 
-    for (const evaluation of await evaluated) expect(evaluation.code, evaluation.stderr).toBe(0);
+    // The summary on stdout names the error codes of any errored rollout.
+    for (const evaluation of await evaluated) expect(evaluation.code, `${evaluation.stdout}\n${evaluation.stderr}`).toBe(0);
 
     // Not spawnSync: the scripted model answers from this process's event loop.
     const tests = await run(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', join(CLIENT_DIR, 'tests'), '-t', join(CLIENT_DIR, 'tests')], {
