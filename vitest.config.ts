@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BUILD_STAMP, buildInputsHash } from './scripts/build-inputs-hash.mjs';
 import { PARALLEL_E2E_FILES } from './test/helpers/e2e-groups.js';
 
 // Projects: unit (no daemons, no listening), integration (real servers on port 0 inside the test process, no child
@@ -42,10 +43,19 @@ if (!existsSync(join(cacheDir, RESULTS)) && existsSync(join(import.meta.dirname,
   copyFileSync(join(import.meta.dirname, 'node_modules', '.vite', RESULTS), join(cacheDir, RESULTS));
 }
 
+// The `corral` processes tests start run the compiled dist/ when it was built from exactly these sources (`npm test`'s
+// checks build it, cached by content): compiling src/ through tsx in every child process cost about half their start-up
+// CPU, and the e2e group starts hundreds. Without a matching build (a test run by hand after an edit), or with
+// CORRAL_RUN_BUILD=0, they run src/.
+const stampPath = join(import.meta.dirname, 'dist', BUILD_STAMP);
+const buildMatches =
+  process.env.CORRAL_RUN_BUILD !== '0' && existsSync(stampPath) && readFileSync(stampPath, 'utf8').trim() === buildInputsHash(import.meta.dirname);
+
 export default defineConfig({
   cacheDir,
   test: {
     pool: 'forks',
+    env: buildMatches ? { CORRAL_RUN_BUILD: '1' } : {},
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [

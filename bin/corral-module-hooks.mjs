@@ -13,17 +13,20 @@
 // hooks run before tsx's (bin/corral.mjs registers them first), so tsx sees the format and compiles to ESM. A .ts
 // file written as CommonJS (require, module.exports, no import/export) stays CommonJS; use .cts to force it.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
 let corralRoot = '';
 let checkout = false;
+/** A checkout running its dist/ (bin/corral.mjs, CORRAL_RUN_BUILD): imports of src/ files get their compiled twins. */
+let sourcesFromBuild = false;
 /** Export subpath ('.', './testing') to its target path relative to the corral root. */
 let exportTargets = new Map();
 
 export function initialize(data) {
   corralRoot = data.root;
   checkout = data.checkout === true;
+  sourcesFromBuild = data.sourcesFromBuild === true;
   const manifest = JSON.parse(readFileSync(join(corralRoot, 'package.json'), 'utf8'));
   exportTargets = new Map(
     Object.entries(manifest.exports ?? {}).map(([subpath, target]) => [subpath, typeof target === 'string' ? target : (target.default ?? target.import)]),
@@ -34,6 +37,8 @@ const CORRAL_SPECIFIER = /^corral(\/.+)?$/;
 const ZOD_SPECIFIER = /^zod(\/.+)?$/;
 
 export async function resolve(specifier, context, nextResolve) {
+  const compiled = sourcesFromBuild ? compiledTwinUrl(specifier, context.parentURL) : undefined;
+  if (compiled) return { url: compiled, format: 'module', shortCircuit: true };
   const isCorral = CORRAL_SPECIFIER.test(specifier);
   if (!isCorral && !ZOD_SPECIFIER.test(specifier)) return withTypeScriptFormat(await nextResolve(specifier, context));
   try {
@@ -44,6 +49,20 @@ export async function resolve(specifier, context, nextResolve) {
     // zod from corral's own folder: a self-reference-free ordinary lookup from corral's package.json.
     return nextResolve(specifier, { ...context, parentURL: pathToFileURL(join(corralRoot, 'package.json')).href });
   }
+}
+
+/**
+ * dist/src/x.js for an import of the checkout's src/x.ts (or src/x.js, as TypeScript spells it), so a test module
+ * that imports corral's sources shares one copy of every corral module with the compiled CLI running it.
+ */
+function compiledTwinUrl(specifier, parentURL) {
+  const relativeOrFile = specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('file:') || specifier.startsWith('/');
+  if (!relativeOrFile || !parentURL?.startsWith('file:')) return undefined;
+  const path = fileURLToPath(new URL(specifier, parentURL));
+  const sources = join(corralRoot, 'src') + sep;
+  if (!path.startsWith(sources) || !/\.(ts|js)$/.test(path)) return undefined;
+  const twin = join(corralRoot, 'dist', 'src', path.slice(sources.length).replace(/\.(ts|js)$/, '.js'));
+  return existsSync(twin) ? pathToFileURL(twin).href : undefined;
 }
 
 function corralEntryUrl(specifier) {

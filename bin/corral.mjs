@@ -3,6 +3,8 @@
 // it never runs a stale build. An installed package runs the compiled dist/ that `prepack` built; its module hooks
 // and tsx are then registered only when a command runs (after that command's modules loaded), so that a user's
 // environment or agent module written in .ts loads, while `--version` and `--help` start without either.
+// CORRAL_RUN_BUILD=1 runs a checkout's dist/ instead (the e2e tests set it when dist/ is stamped with the hash of the
+// sources it was compiled from), and a module's imports of the checkout's src/ files are answered from dist/ too.
 import { existsSync } from 'node:fs';
 import { register as registerHooks } from 'node:module';
 import { URL, fileURLToPath } from 'node:url';
@@ -18,13 +20,15 @@ async function tsxRegister() {
 }
 
 // Before tsx's hooks, so a user's module anywhere can import 'corral' and its .ts format is seen by tsx (see the file).
-function registerCorralHooks(checkout) {
+function registerCorralHooks(checkout, sourcesFromBuild = false) {
   registerHooks('./corral-module-hooks.mjs', import.meta.url, {
-    data: { root: fileURLToPath(new URL('..', import.meta.url)), checkout },
+    data: { root: fileURLToPath(new URL('..', import.meta.url)), checkout, sourcesFromBuild },
   });
 }
 
-const checkoutRegister = existsSync(checkoutEntry) ? await tsxRegister() : undefined;
+const buildEntry = new URL('../dist/src/cli/main.js', import.meta.url);
+const runBuild = process.env.CORRAL_RUN_BUILD === '1' && existsSync(checkoutEntry) && existsSync(buildEntry);
+const checkoutRegister = existsSync(checkoutEntry) && !runBuild ? await tsxRegister() : undefined;
 if (checkoutRegister) {
   registerCorralHooks(true);
   checkoutRegister();
@@ -34,7 +38,7 @@ if (checkoutRegister) {
   const { main } = await import('../dist/src/cli/main.js');
   await main(process.argv, {
     beforeCommandRuns: async () => {
-      registerCorralHooks(false);
+      registerCorralHooks(false, runBuild);
       (await tsxRegister())?.();
     },
   });

@@ -1,4 +1,4 @@
-// The checks `npm test` runs before vitest (typecheck, eslint, prettier, flake8), all at once, each with its cache
+// The checks `npm test` runs before vitest (typecheck, eslint, prettier, flake8, and the build the e2e tests run), all at once, each with its cache
 // outside the clone: on a warm cache they take about a seventh of the CPU they take cold. Each check's output is
 // printed whole when it ends (never interleaved), and the command fails when any check fails.
 //
@@ -30,6 +30,8 @@ const CHECKS = [
   { script: 'format:check', cacheFlags: ['--cache', '--cache-strategy', 'content', '--cache-location', join(cacheDirectory, 'prettier-cache')] },
   // Two flake8 runs joined by &&: nothing to append to, and flake8 takes about a second.
   { script: 'lint:agent', cacheFlags: [] },
+  // The dist/ the e2e tests run the CLI from (vitest.config.ts), cached by the hash of its sources.
+  { script: 'build', cacheFlags: ['--cached'] },
 ];
 
 function runCheck({ script, cacheFlags }) {

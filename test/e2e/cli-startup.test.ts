@@ -11,14 +11,18 @@ import { CLI, ROOT, childEnvironment } from './runner-cli.js';
 const execFileAsync = promisify(execFile);
 const HEAVY = /\/node_modules\/(fastify|dockerode|@modelcontextprotocol|bullmq|ioredis|zod|undici|ws|minisearch)\//;
 
-/** Runs the CLI with Node's ESM debug log on and returns its output and every module URL it loaded. */
+/**
+ * Runs the CLI with Node's ESM debug log on and returns its output and every module URL it loaded, a compiled
+ * dist/src/x.js named as its source src/x.ts (the suite runs the CLI from dist/ when it matches src/, vitest.config.ts).
+ */
 async function loadedModules(args: string[]): Promise<{ stdout: string; modules: string[] }> {
   const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     env: childEnvironment({ NODE_DEBUG: 'esm' }),
     maxBuffer: 64 << 20,
   });
-  return { stdout, modules: [...stderr.matchAll(/Storing (file:\/\/\S+)/g)].map((match) => match[1]!) };
+  const modules = [...stderr.matchAll(/Storing (file:\/\/\S+)/g)].map((match) => match[1]!.replace(/\/dist\/src\/(.*)\.js$/, '/src/$1.ts'));
+  return { stdout, modules };
 }
 
 const commandModules = (modules: string[]) => modules.filter((url) => /\/src\/cli\/(commands|eval|runtime)\//.test(url));

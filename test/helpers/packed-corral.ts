@@ -19,7 +19,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 function packInputs(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files?: string[] };
   const shipped = (manifest.files ?? []).map((entry) => entry.replace(/\/$/, '')).filter((entry) => !entry.startsWith('dist'));
-  return ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'viewer/page', ...shipped];
+  // The lock file is never packed, but prepack's dist/ is the one `npm test` built, found by a hash that includes it.
+  return ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'viewer/page', ...shipped];
 }
 
 export const NPM_CACHE = join(tmpdir(), 'corral-npm-cache');
