@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statS
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 import { BUILD_STAMP, buildInputsHash } from './build-inputs-hash.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
