@@ -1,5 +1,14 @@
 import { Agent } from 'node:http';
-import Docker from 'dockerode';
+import { createRequire } from 'node:module';
+import type Docker from 'dockerode';
+
+/**
+ * dockerode is required on the first connection, not imported with this module: with docker-modem's ssh and protobuf
+ * dependencies it is the heaviest load of a start-up, and a run on the process or isolate backend never needs it.
+ */
+function dockerode(): typeof Docker {
+  return createRequire(import.meta.url)('dockerode') as typeof Docker;
+}
 
 export const DEFAULT_DOCKER_SOCKET_PATH = '/var/run/docker.sock';
 
@@ -34,10 +43,12 @@ export interface DockerConnection {
 export function openDockerConnection(options: { socketPath?: string } = {}): DockerConnection {
   const socketPath = resolveDockerSocketPath(options.socketPath);
   if (socketPath === undefined) {
-    const docker = new Docker({ timeout: undefined });
+    const Dockerode = dockerode();
+    const docker = new Dockerode({ timeout: undefined });
     return { docker, socketPath, endpoint: process.env.DOCKER_HOST ?? 'DOCKER_HOST', close: () => undefined };
   }
   const agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 16 });
-  const docker = new Docker({ socketPath, agent, timeout: undefined } as Docker.DockerOptions);
+  const Dockerode = dockerode();
+  const docker = new Dockerode({ socketPath, agent, timeout: undefined } as Docker.DockerOptions);
   return { docker, socketPath, endpoint: socketPath, close: () => agent.destroy() };
 }
