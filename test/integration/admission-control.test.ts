@@ -80,8 +80,11 @@ describe('admission control (-c auto) against a real HTTP model endpoint', () =>
 
     const fixed = counting(limitedTo48);
     const fixedRun = await run(fixed.counted, 256);
-    // The same run at a fixed 256: a large share of its calls are 429s (retried; a rollout that runs out of retries errors).
-    expect(fixed.counts.rateLimited).toBeGreaterThan(Math.max(100, 3 * auto.counts.rateLimited));
+    // The same run at a fixed 256: over a hundred 429s (retried; a rollout that runs out of retries errors), more than -c
+    // auto's. How many more depends on how fast this process fires requests on a loaded machine (2.4x to 5x seen), so
+    // the test claims the order, not a ratio.
+    expect(fixed.counts.rateLimited).toBeGreaterThan(100);
+    expect(fixed.counts.rateLimited).toBeGreaterThan(auto.counts.rateLimited);
     expect(fixedRun.progress.done).toBe(400);
   });
 
