@@ -12,9 +12,8 @@ import { parseEvalOptions } from '../eval/eval-options.js';
 import { localEvaluation } from '../eval/local-evaluation.js';
 import { modelEndpointOf, runPreflight } from '../eval/preflight.js';
 import { prepareRun } from '../eval/prepare-run.js';
-import { isTerminalRun, prepareTerminalEvaluation } from '../eval/terminal-run.js';
+import { isTerminalRun } from '../eval/terminal-run-choice.js';
 import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
-import { queuedEvaluation } from '../eval/queued-evaluation.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -95,6 +94,8 @@ export function registerEvalCommand(program: Command): void {
       if (terminalRun) {
         // Trials (here, or with --queue on `corral worker --env <task folder>`) instead of MCP episodes; the run
         // directory, resume, summary and exit statuses are this command's.
+        // Imported here: trials, task images and Docker are loaded only by the runs that use them.
+        const { prepareTerminalEvaluation } = await import('../eval/terminal-run.js');
         const terminal = await prepareTerminalEvaluation(options, log, environmentArgument);
         process.exitCode = await runEvalFlow({
           ...terminal.execution,
@@ -129,7 +130,7 @@ export function registerEvalCommand(program: Command): void {
       const startedAt = Date.now();
       // The one decision: which executor runs the rollouts. Everything else is the one flow.
       const execution = options.queue
-        ? await queuedEvaluation(run, { ...options, queue: options.queue }, startedAt, log)
+        ? await (await import('../eval/queued-evaluation.js')).queuedEvaluation(run, { ...options, queue: options.queue }, startedAt, log)
         : await localEvaluation(run, options, startedAt, log);
       const endpoint = options.queue ? undefined : modelEndpointOf(agent, options.apiKey);
       process.exitCode = await runEvalFlow({

@@ -7,11 +7,10 @@
  * (src/terminal/trial/trial-executor.ts), so groups, retries of transient failures, the heartbeat, --max-errors,
  * cancellation and the summary are every run's.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CorralError } from '../../core/errors.js';
 import { describeEnvironmentSource } from '../../environment-packages/environment-source.js';
-import { taskFolderAt } from '../../environment-packages/task-folder.js';
 import { isOwnerAlive } from '../../core/owner.js';
 import { corralCacheDirectory } from '../../core/cache-directory.js';
 import { CLI_AGENT_NAMES, cliAgent } from '../../cli-agents/cli-agent-registry.js';
@@ -19,7 +18,6 @@ import { agentsCacheDirectory } from '../../cli-agents/installable-package.js';
 import { loadConfig } from '../../config/load-config.js';
 import { type ModelProxy, startModelProxy } from '../../model-proxy/model-proxy.js';
 import { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
-import { builtInEnvironments } from '../../runner/environments/index.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
@@ -48,6 +46,7 @@ import { terminalCliAgent } from './terminal-cli-agent.js';
 import { corralBuild } from './corral-build.js';
 import { type EvalOptions, concurrencyCeiling, parseSamplingArgs, withTokenRequest } from './eval-options.js';
 import { probeModelEndpoint } from './preflight.js';
+import { taskFolderArgument } from './terminal-run-choice.js';
 import { writeRunningMetadata } from '../../runner/run/results-file-sink.js';
 import type { RunCommand } from './run-command.js';
 import { defaultRunDirectory, readResumedMetadata, refuseOccupiedRunDirectory } from './run-directory.js';
@@ -65,23 +64,6 @@ export interface TerminalSettings {
   /** --no-internet: public tasks get no network either. */
   forbid_egress: boolean;
   base_image_map: string | null;
-}
-
-/**
- * True when this invocation is a terminal run: `corral eval terminal --tasks DIR`, `corral eval DIR` where DIR is a
- * Harbor / Terminal-Bench task folder (or a folder of them), or --resume of either.
- */
-export function isTerminalRun(environmentArgument: string | undefined, options: EvalOptions): boolean {
-  if (environmentArgument === TERMINAL_ENVIRONMENT) return true;
-  if (environmentArgument !== undefined) return taskFolderArgument(environmentArgument) !== undefined;
-  if (!options.resume) return false;
-  const path = join(resolve(options.resume), 'metadata.json');
-  if (!existsSync(path)) return false;
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { command?: { env?: unknown } }).command?.env === TERMINAL_ENVIRONMENT;
-  } catch {
-    return false;
-  }
 }
 
 /** What `corral eval` hands the one eval flow for a terminal run: the trial executor and how the run is described. */
@@ -260,9 +242,6 @@ export async function openTrialRuntime(input: {
     throw error;
   }
 }
-
-/** The task folder a `corral eval <path>` argument names (built-in names first), else undefined. */
-const taskFolderArgument = (argument: string) => taskFolderAt(argument, Object.keys(builtInEnvironments));
 
 /** A CLI rollout's ATIF trajectory.json in its trial's agent/ folder (Harbor's place), from the proxy's calls on the record. */
 async function writeTrialTrajectory(record: ResultRecord, details: Record<string, unknown>, agentDirectory: string, model: string): Promise<void> {
