@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OpenRollouts } from '../../../src/environment-check/agent-runs.js';
-import { referenceAnswerAgent } from '../../../src/environment-check/check-agents.js';
+import { referenceAnswerAgent, roleOracleNames } from '../../../src/environment-check/check-agents.js';
 import type { EnvironmentCheckReport } from '../../../src/environment-check/check-report.js';
 import { checkRepliesDeterministic } from '../../../src/environment-check/replies-determinism.js';
 import { runEnvironmentCheck } from '../../../src/environment-check/run-environment-check.js';
@@ -28,12 +28,13 @@ const words: Example[] = [
   { id: 'word-1', prompt: 'Guess my word.', answer: 'slate' },
 ];
 
-function check(environment: Environment, examples: readonly Example[], oracle: Agent): Promise<EnvironmentCheckReport> {
+function check(environment: Environment, examples: readonly Example[], oracle: Agent, roleOracles?: Record<string, Agent>): Promise<EnvironmentCheckReport> {
   return runEnvironmentCheck({
     environment,
     examples,
     examplesAgain: examples,
     oracle,
+    ...(roleOracles ? { roleOracles } : {}),
     openRollouts,
     concurrency: 2,
     margin: 0.5,
@@ -169,9 +170,9 @@ function nim(won: (state: Pile, role: string) => boolean) {
 }
 
 /** Plays the winning strategy from the last pile it heard of, for either role. */
-const nimOracle = (): Agent => ({
-  name: 'nim-oracle',
-  model: 'nim-oracle',
+const nimOracle = (name = 'nim-oracle'): Agent => ({
+  name,
+  model: name,
   takesEnvironmentReplies: true,
   async run(input) {
     const prompt = input.example.prompt;
@@ -221,5 +222,21 @@ describe('env check over an environment with roles', () => {
     expect(failing(report)).toEqual(expect.arrayContaining(['oracle.max-reward:error', 'floor.below-oracle:error']));
     const misses = (result(report, 'oracle.max-reward')?.evidence as { misses: { example: string }[] }).misses.map((miss) => miss.example).sort();
     expect(misses).toEqual(['pile-5 (first)', 'pile-5 (second)', 'pile-6 (first)', 'pile-6 (second)']);
+  });
+
+  it('plays the module agent named <oracle>-<role> in that role where it exports one, and says so in the report', async () => {
+    expect(roleOracleNames('oracle', ['first', 'second'], ['oracle', 'oracle-second', 'floor'])).toEqual({ first: 'oracle', second: 'oracle-second' });
+    const report = await check(
+      nim((state, role) => state.winner === role),
+      piles.slice(0, 1),
+      nimOracle('oracle'),
+      { second: nimOracle('oracle-second') },
+    );
+    expect(failing(report)).toEqual([]);
+    expect(report.roles).toEqual([
+      { role: 'first', oracle: 'oracle' },
+      { role: 'second', oracle: 'oracle-second' },
+    ]);
+    expect(report.oracle).toBe('oracle, oracle-second');
   });
 });
