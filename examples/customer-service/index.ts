@@ -9,6 +9,7 @@
  */
 import { defineEnvironmentFactory, defineTool, simulatedUser, z, type ToolContext } from 'corral';
 import { ACCOUNTS, CUSTOMERS, PLANS, type Account } from './accounts.js';
+import { deskAgents } from './agents.js';
 
 interface Desk {
   accounts: Record<string, Account>;
@@ -84,3 +85,6 @@ export default defineEnvironmentFactory({
     maxTurns: 10,
   }),
 });
+
+/** The oracle `corral env check` plays (agents.ts). */
+export const agents = deskAgents;

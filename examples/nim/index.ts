@@ -7,6 +7,7 @@
  *   corral eval ./examples/nim/index.ts --model Qwen/Qwen3-8B --base-url http://localhost:8000/v1
  */
 import { defineEnvironment, type ChatMessage, type EnvironmentReply, type RespondContext } from 'corral';
+import { nimAgents } from './agents.js';
 
 interface Game {
   stones: number;
@@ -53,3 +54,6 @@ export default defineEnvironment({
     'We play Nim. Players take turns removing 1, 2 or 3 stones from the pile; whoever takes the last stone wins. Reply with the number of stones you take, nothing else.',
   maxTurns: 10,
 });
+
+/** The oracle `corral env check` plays (agents.ts). */
+export const agents = nimAgents;

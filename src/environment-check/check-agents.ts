@@ -1,7 +1,9 @@
 /**
  * The two agents the battery brings itself: the floor (answers an empty string, calls no tool: what a rubric must
  * not pay), and the reference-answer oracle for environments that ship no agent of their own (answers the
- * example's gold answer as its final text, so the rubric is checked against the dataset's own answers).
+ * example's gold answer as its final text, so the rubric is checked against the dataset's own answers). In an
+ * environment that talks back (`respond`) both keep the conversation going: they give the same answer again after
+ * each reply until respond ends the episode or maxTurns runs out, as a model that never changes its mind would.
  */
 import type { Agent, AgentRunInput } from '../runner/agents/agent.js';
 import type { Example } from '../runner/contract/environment.js';
@@ -12,9 +14,25 @@ function finalAnswer(input: AgentRunInput, text: string): void {
   input.recorder.answer(text);
 }
 
-/** The do-nothing floor: an empty answer, no tool call. */
+/** An agent that answers `textOf(example)` each turn: once, or after every environment reply until the episode ends. */
+function answeringEachTurn(name: string, textOf: (example: Example) => string): Agent {
+  return {
+    name,
+    model: name,
+    takesEnvironmentReplies: true,
+    run: async (input) => {
+      const text = textOf(input.example);
+      for (let turn = 0; turn === 0 || turn < input.maxTurns; turn++) {
+        finalAnswer(input, text);
+        if (!input.environmentReply || (await input.environmentReply()).done) return;
+      }
+    },
+  };
+}
+
+/** The do-nothing floor: an empty answer each turn, no tool call. */
 export function emptyAnswerAgent(): Agent {
-  return { name: 'empty-answer', model: 'empty-answer', run: async (input) => finalAnswer(input, '') };
+  return answeringEachTurn('empty-answer', () => '');
 }
 
 /** The gold answer as text: a string as is, the first string of a list, a number or boolean printed; else null. */
@@ -33,11 +51,7 @@ export function referenceAnswerText(example: Example): string | null {
 export const REFERENCE_ANSWER_AGENT = 'reference-answer';
 
 export function referenceAnswerAgent(): Agent {
-  return {
-    name: REFERENCE_ANSWER_AGENT,
-    model: REFERENCE_ANSWER_AGENT,
-    run: async (input) => finalAnswer(input, referenceAnswerText(input.example) ?? ''),
-  };
+  return answeringEachTurn(REFERENCE_ANSWER_AGENT, (example) => referenceAnswerText(example) ?? '');
 }
 
 /** Names an environment's own agents use for the one that should score full marks, in the order they are preferred. */
@@ -52,4 +66,12 @@ export function chooseOracleName(given: string | undefined, moduleAgentNames: re
   const own = ORACLE_AGENT_NAMES.find((name) => moduleAgentNames.includes(name));
   if (own) return own;
   return builtInOracleFits ? 'oracle' : null;
+}
+
+/**
+ * In an environment with roles, the oracle of each role: the module's agent named `<oracle>-<role>` when it exports
+ * one (a game whose roles need different play), else the oracle itself for every role.
+ */
+export function roleOracleNames(oracleName: string, roles: readonly string[], moduleAgentNames: readonly string[]): Record<string, string> {
+  return Object.fromEntries(roles.map((role) => [role, moduleAgentNames.includes(`${oracleName}-${role}`) ? `${oracleName}-${role}` : oracleName]));
 }

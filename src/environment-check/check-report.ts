@@ -12,6 +12,7 @@ export const CHECK_IDS = [
   'oracle.max-reward',
   'floor.below-oracle',
   'rubric.deterministic',
+  'replies.deterministic',
   'leakage.prompt',
   'leakage.system-prompt',
   'leakage.tool-descriptions',
@@ -47,6 +48,11 @@ export interface EnvironmentCheckReport {
   oracle: string;
   floor: string;
   examples: number;
+  /**
+   * Environments with roles: who played what. Each role is measured in two runs: its oracle against the floor in the
+   * other roles, and the floor in it against the other roles' oracles. Absent without roles.
+   */
+  roles?: { role: string; oracle: string }[];
   checks: CheckResult[];
   counts: Record<CheckSeverity, number>;
 }

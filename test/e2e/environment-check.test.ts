@@ -1,14 +1,18 @@
 /**
  * CI's environment check: `corral env check` through the real CLI over every built-in environment and every
  * environment under examples/, with no error-level check. The stable part of each report (check ids, severities,
- * pass/fail, the oracle it ran) is kept as an expectation file, so a regression shows as a diff in review;
- * rewards, timings and evidence are not kept (they move with the data and the machine).
+ * pass/fail, the oracle it ran, who played which role) is kept as an expectation file, so a regression shows as a
+ * diff in review; rewards, timings and evidence are not kept (they move with the data and the machine). The examples
+ * that talk back are checked on two examples each; customer-service's simulated customer is the example's scripted
+ * model on a scripted model server in this process, reached through --env-args.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentCheckReport } from '../../src/environment-check/check-report.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/scripted-model-server.js';
+import { customerServiceModels } from '../../examples/customer-service/scripted-models.js';
 import { backendAvailable } from '../helpers/backend-gate.js';
 import { dataDirectoryWith } from '../helpers/test-gates.js';
 import { ROOT, runCorral } from './runner-cli.js';
@@ -40,12 +44,21 @@ const examples: Target[] = [
   { name: 'examples-mixed-images', environment: 'examples/mixed-images/index.ts', backend: 'docker' },
 ];
 
+/** Environments that talk back (respond, a simulated user, roles): two examples each keep the added time small. */
+const talking: Target[] = [
+  { name: 'examples-word-game', environment: 'examples/word-game/index.ts', backend: 'process' },
+  { name: 'examples-nim', environment: 'examples/nim/index.ts', backend: 'process' },
+  { name: 'examples-customer-service', environment: 'examples/customer-service/index.ts', backend: 'process' },
+];
+const TALKING_EXAMPLES = ['-n', '2'];
+
 /** What a regression would change: which checks ran, and how each came out. */
 const stableParts = (report: EnvironmentCheckReport) => ({
   version: report.version,
   environment: report.environment,
   oracle: report.oracle,
   floor: report.floor,
+  ...(report.roles ? { roles: report.roles } : {}),
   checks: report.checks.map((check) => ({ id: check.id, severity: check.severity, passed: check.passed })),
 });
 
@@ -66,6 +79,27 @@ describe.skipIf(!processBackend || !dataDir)('corral env check over the built-in
 
 describe.skipIf(!processBackend)('corral env check over examples/', () => {
   it.each(examples.filter((target) => target.backend === 'process'))('$name', (target) => checkAndCompare(target), 300_000);
+});
+
+describe.skipIf(!processBackend)('corral env check over the examples that talk back', () => {
+  let customer: ScriptedModelServer;
+  beforeAll(async () => {
+    customer = await startScriptedModelServer(customerServiceModels, { recordRequests: false });
+  });
+  afterAll(async () => {
+    await customer.close();
+  });
+
+  it.each(talking.filter((target) => target.name !== 'examples-customer-service'))('$name', (target) => checkAndCompare(target, {}, TALKING_EXAMPLES), 300_000);
+
+  it('examples-customer-service (the simulated customer on a scripted model server)', async () => {
+    const userEndpoint = ['--env-args', JSON.stringify({ user_base_url: customer.baseURL })];
+    await checkAndCompare(
+      talking.find((target) => target.name === 'examples-customer-service')!,
+      {},
+      [...TALKING_EXAMPLES, ...userEndpoint],
+    );
+  }, 300_000);
 });
 
 describe.skipIf(!processBackend)('corral env check over an installed environment package', () => {
@@ -96,23 +130,12 @@ describe.skipIf(!dockerBackend || !harborTasks)('corral env check over the share
   );
 });
 
-/**
- * Examples the battery cannot check yet, each with why. They answer turns themselves (respond): the battery's own
- * oracle and floor are model-free single answers, customer-service's respond is a simulated user that needs a model
- * endpoint, and nim's roles need an oracle per role. `corral env check` has no --model yet (issue 25's note).
- */
-const NOT_CHECKED_YET: Readonly<Record<string, string>> = {
-  'examples/word-game/index.ts': 'respond: the floor and reference-answer oracle do not converse yet',
-  'examples/customer-service/index.ts': 'respond is a simulated user: needs a model endpoint, and env check has no --model',
-  'examples/nim/index.ts': 'roles: needs an oracle per role',
-};
-
 describe('the environment check covers every environment under examples/', () => {
-  it('lists each examples/ folder that holds an environment module (checked, or named with the reason it is not yet)', () => {
+  it('lists each examples/ folder that holds an environment module', () => {
     const modules = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .flatMap((entry) => ['index.ts', 'env.ts'].map((file) => `examples/${entry.name}/${file}`))
       .filter((path) => existsSync(join(ROOT, path)));
-    expect(modules.sort()).toEqual([...examples.map((target) => target.environment), ...Object.keys(NOT_CHECKED_YET)].sort());
+    expect(modules.sort()).toEqual([...examples, ...talking].map((target) => target.environment).sort());
   });
 });

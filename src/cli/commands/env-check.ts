@@ -10,7 +10,7 @@ import { CorralError } from '../../core/errors.js';
 import { environmentCache } from '../../environment-packages/environment-cache.js';
 import { taskFolderAt } from '../../environment-packages/task-folder.js';
 import { resolveEnvironment } from '../../environment-packages/resolve-environment.js';
-import { referenceAnswerAgent, chooseOracleName } from '../../environment-check/check-agents.js';
+import { referenceAnswerAgent, chooseOracleName, roleOracleNames } from '../../environment-check/check-agents.js';
 import { formatReport } from '../../environment-check/format-report.js';
 import { runEnvironmentCheck } from '../../environment-check/run-environment-check.js';
 import type { Agent } from '../../runner/agents/agent.js';
@@ -61,13 +61,16 @@ export function registerEnvCheckCommand(env: Command): void {
     .option('--json', 'print the versioned JSON report')
     .option(
       '--oracle <agent>',
-      'the agent expected to score full marks (default: the module’s oracle|reference|solver|fixer, a built-in oracle, else the dataset’s reference answers)',
+      'the agent expected to score full marks (default: the module’s oracle|reference|solver|fixer, a built-in oracle, else the dataset’s reference answers); with roles, the module’s <agent>-<role> where it exports one',
     )
     .option('-n, --num-examples <n>', 'check the first n examples (default 5; every task of a task folder)')
     .option('-c, --concurrency <n>', 'rollouts at once (default 4)')
     .option('--margin <share>', 'the empty answer’s mean reward must sit below the oracle’s by this share of the maximum (default 0.5)')
     .option('--repeats <n>', 'score each oracle trajectory this many times (default 3)')
-    .option('--env-args <json>', 'the environment’s arguments, validated by its schema')
+    .option(
+      '--env-args <json>',
+      'the environment’s arguments, validated by its schema (e.g. a simulated user’s endpoint: \'{"user_base_url":"http://127.0.0.1:8001/v1"}\')',
+    )
     .option('--backend <name>', 'auto | docker | process (default CORRAL_BACKEND, else auto)')
     .option('--data-dir <dir>', 'evaluation data directory (default CORRAL_DATA_DIR)')
     .option('--cache-dir <dir>', 'corral’s cache folder (default CORRAL_CACHE_DIR, else ~/.cache/corral)')
@@ -113,10 +116,15 @@ async function checkEnvironment(name: string, options: CheckOptions) {
   const builtInNames = Object.keys(builtInEnvironments);
   const moduleAgents = await loadModuleAgents(resolved.modulePath ?? name, builtInNames);
   const oracleName = chooseOracleName(options.oracle, Object.keys(moduleAgents), builtInAgentNotes['oracle']?.environments.includes(environment.name) ?? false);
-  const oracle: Agent =
-    oracleName === null
-      ? referenceAnswerAgent()
-      : createAgent({ agent: oracleName, model: null, baseUrl: null, samplingArgs: {}, modelTimeoutS: 60, modelRetries: 0 }, moduleAgents, log);
+  const agentNamed = (agent: string) =>
+    createAgent({ agent, model: null, baseUrl: null, samplingArgs: {}, modelTimeoutS: 60, modelRetries: 0 }, moduleAgents, log);
+  const oracle: Agent = oracleName === null ? referenceAnswerAgent() : agentNamed(oracleName);
+  // Roles: the module's <oracle>-<role> agent where it exports one, else the oracle in every role.
+  const roleOracles: Record<string, Agent> = {};
+  if (environment.roles && oracleName !== null) {
+    for (const [role, name] of Object.entries(roleOracleNames(oracleName, environment.roles, Object.keys(moduleAgents))))
+      roleOracles[role] = name === oracleName ? oracle : agentNamed(name);
+  }
   const loadExamples = async (): Promise<Example[]> => {
     const source = await environment.dataset({
       args: { corpus: options.corpus, questions: options.questions, dataset: options.dataset },
@@ -136,6 +144,7 @@ async function checkEnvironment(name: string, options: CheckOptions) {
       examples,
       examplesAgain,
       oracle,
+      roleOracles,
       openRollouts: async (checked: Environment) => {
         const tools = await openEnvironmentTools(checked, config, { log, ...(options.corpus ? { corpus: options.corpus } : {}), agent: oracle });
         return { rollouts: tools.rollouts, close: () => tools.runtime.close() };

@@ -35,6 +35,8 @@ export interface EvaluationOptions {
   /** Attempts per rollout for transient sandbox/runner failures (default 3). */
   maxAttempts?: number;
   seed?: number;
+  /** In an environment with roles: the agent of each role named here; the other roles play `agent` (self-play). */
+  roleAgents?: Readonly<Record<string, Agent>>;
   onGroup: (records: ResultRecord[]) => void;
   onProgress?: (progress: EvaluationProgress) => void;
 }
@@ -47,6 +49,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     ...(options.rollouts ? { rollouts: options.rollouts } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.roleAgents ? { roleAgents: options.roleAgents } : {}),
   });
   const outcome = await runDriver({
     task: options.environment.name,
