@@ -60,7 +60,7 @@ def reset_sandbox(agent):
     with agent.repl.lock:
         agent.repl.stop()
         agent.groups.kill_all()
-        agent.launcher.stop()  # spawner backend: its whole user namespace dies; the REPL start below makes a new one
+        agent.launcher.stop()  # spawner backend: its whole user namespace dies; the next spawn makes a new one
         kill_sandbox_processes(agent.process_scope)
         if agent.process_scope == "descendants" or os.getpid() == 1:
             reap_orphans(agent.groups.snapshot())  # orphans re-parented to us: nobody else will reap them
@@ -72,5 +72,6 @@ def reset_sandbox(agent):
                 leftovers += [os.path.join(directory, name) for name in sorted(os.listdir(directory))]
             except FileNotFoundError:
                 pass
-        agent.repl.start()
+        # No REPL is started here: the first python call starts one (about 30 ms), and a rollout that never calls
+        # python (a shell or files task, a rubric that runs tests with python3) no longer pays a worker per reset.
     return {"ok": not leftovers, "leftovers": leftovers, "durationMs": int((time.monotonic() - started) * 1000)}
