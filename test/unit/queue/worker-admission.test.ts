@@ -18,7 +18,7 @@ import type { ResultRecord } from '../../../src/runner/trajectory/result-record.
 import { type TestRedisServer, redisServerAvailable, startRedisServer } from '../../helpers/redis-server.js';
 
 const available = redisServerAvailable();
-const JOBS = 40;
+const JOBS = 24;
 
 const job = (environment: string, exampleId: string): RolloutJob => ({
   version: ROLLOUT_JOB_VERSION,
@@ -31,13 +31,13 @@ const job = (environment: string, exampleId: string): RolloutJob => ({
   needs: { backend: 'any' },
 });
 
-/** A rollout of 30 ms whose one model call the endpoint answered `outcome`, reported as the model client reports it. */
+/** A rollout of 10 ms whose one model call the endpoint answered `outcome`, reported as the model client reports it. */
 const modelRollouts = (outcome: 'ok' | 'overloaded'): JobRunner => ({
   async run(payload) {
     const startedAtMs = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await new Promise((resolve) => setTimeout(resolve, 10));
     // The endpoint's latency, as the model client measures it: steady (a busy test machine's timer delays are not load).
-    reportLoad({ kind: 'model-call', outcome, startedAtMs, latencyMs: 30 });
+    reportLoad({ kind: 'model-call', outcome, startedAtMs, latencyMs: 10 });
     return { example_id: payload.example.id, rollout_index: 0, reward: outcome === 'ok' ? 1 : null, error: null, attempts: 1 } as unknown as ResultRecord;
   },
 });
