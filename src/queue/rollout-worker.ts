@@ -61,6 +61,7 @@ export interface RolloutWorkerStats {
 }
 
 export const HEARTBEAT_MS = 2_000;
+const RUN_CANCELLED = Symbol('run-cancelled');
 /** Stalls (a lost lease) never fail a job: a rollout is retried elsewhere however often its workers die. */
 const MAX_STALLED = 1_000_000;
 
@@ -182,10 +183,12 @@ export class RolloutWorker {
     }
     const attempt = job.attemptsMade + 1;
     const attempts = job.opts.attempts ?? 1;
-    let record: ResultRecord | undefined;
+    let record: ResultRecord | typeof RUN_CANCELLED | undefined;
     try {
       // Through the gate, so the model client's and the pool's load signals reach this worker's controller.
       record = await this.admission.run(this.forced.signal, async () => {
+        // A job may wait at the gate (the level was cut after BullMQ took it) while its run is cancelled (a trainer's deadline).
+        if (await isRunCancelled(this.redis, payload.run_id)) return RUN_CANCELLED;
         this.stats.running++;
         try {
           return await this.options.jobRunner.run(payload, { attempt, abortSignal: this.forced.signal });
@@ -204,6 +207,10 @@ export class RolloutWorker {
       this.stats.failed++;
       await this.redis.hincrby(STATS_KEY, 'failed', 1).catch(() => 0);
       record = failedRecord(payload, error, attempt);
+    }
+    if (record === RUN_CANCELLED) {
+      this.stats.cancelled++;
+      return 'run-cancelled';
     }
     // A forced stop cancels the rollout (or its wait at the gate): leave the job to expire and run again elsewhere, never store it.
     if (record === undefined || record.error?.code === 'RUNNER_ERR_CANCELLED')

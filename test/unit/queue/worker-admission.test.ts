@@ -1,14 +1,15 @@
 /**
  * Each `corral worker` paces itself with its own admission controller (the run driver's class): the load signals its
  * rollouts report (here from an in-process job runner, as the model client reports them) move only its level, BullMQ
- * fetches jobs up to that level, and the level shows in the worker's /metrics and, on a cut, in its log. Real
- * redis-server and BullMQ queues.
+ * fetches jobs up to that level, and the level shows in the worker's /metrics and, on a cut, in its log. A job that
+ * waits at the gate is checked against its run's cancellation again before it runs. Real redis-server and BullMQ queues.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_PREFIX, capabilityQueueName } from '../../../src/queue/queue-keys.js';
 import { ResultStore } from '../../../src/queue/result-store.js';
+import { cancelQueuedRun } from '../../../src/queue/run-cancellation.js';
 import { ROLLOUT_JOB_VERSION, type RolloutJob } from '../../../src/queue/rollout-job.js';
 import { type JobRunner, RolloutWorker } from '../../../src/queue/rollout-worker.js';
 import { workerMetrics } from '../../../src/queue/worker-metrics.js';
@@ -41,6 +42,12 @@ const modelRollouts = (outcome: 'ok' | 'overloaded'): JobRunner => ({
     return { example_id: payload.example.id, rollout_index: 0, reward: outcome === 'ok' ? 1 : null, error: null, attempts: 1 } as unknown as ResultRecord;
   },
 });
+
+/** Polls a condition the worker reaches by itself; fails after 10 s instead of hanging the suite. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 1_000 && !condition(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!condition()) throw new Error(`never true: ${condition.toString()}`);
+}
 
 describe.skipIf(!available)('each worker its own admission controller', () => {
   let server: TestRedisServer;
@@ -107,6 +114,47 @@ describe.skipIf(!available)('each worker its own admission controller', () => {
       expect(text).toContain('corral_worker_admission_rollouts{state="max"} 32');
     } finally {
       await metrics.close();
+    }
+  });
+
+  it('a job that waited at the gate while its run was cancelled (a trainer deadline) never runs', async () => {
+    // Level 1 (of at most 2) over two queues: BullMQ takes one job from each, so the second waits at the gate.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ran: string[] = [];
+    const worker = await RolloutWorker.start({
+      redisUrl: new URL(server.url()),
+      name: 'gate-worker',
+      backend: 'process',
+      concurrency: new AdmissionController({ mode: 'auto', maxConcurrency: 2, policy: { initialLevel: 1 } }),
+      leaseMs: 5_000,
+      capabilities: { backends: ['process'], environments: ['gate-a', 'gate-b'], agents: [], images: [] },
+      log: () => undefined,
+      jobRunner: {
+        async run(payload) {
+          ran.push(payload.environment.name);
+          if (payload.environment.name === 'gate-a') await held;
+          return { example_id: payload.example.id, rollout_index: 0, reward: 1, error: null, attempts: 1 } as unknown as ResultRecord;
+        },
+      },
+    });
+    workers.push(worker);
+    const queues = ['gate-a', 'gate-b'].map(
+      (environment) => new Queue(capabilityQueueName({ environment, backend: 'any' }), { connection: redis, prefix: QUEUE_PREFIX }),
+    );
+    try {
+      await queues[0]!.add('rollout', job('gate-a', 'a0'), { jobId: 'gate-a-0' });
+      await until(() => ran.includes('gate-a'));
+      await queues[1]!.add('rollout', job('gate-b', 'b0'), { jobId: 'gate-b-0' });
+      await until(() => worker.admission.snapshot().waiting === 1);
+      await cancelQueuedRun(redis, 'run-gate-b', { mustExist: false });
+      release();
+      await until(() => worker.stats.cancelled === 1 || ran.length === 2);
+      expect(ran).toEqual(['gate-a']);
+      expect(worker.stats.cancelled).toBe(1);
+    } finally {
+      release();
+      await Promise.all(queues.map((queue) => queue.close()));
     }
   });
 });
