@@ -56,7 +56,7 @@ export interface RolloutWorkerStats {
   duplicates: number;
   retried: number;
   failed: number;
-  /** Jobs of a cancelled run, skipped without running. */
+  /** Jobs of a cancelled run, or past their request's deadline, skipped without running. */
   cancelled: number;
 }
 
@@ -172,7 +172,7 @@ export class RolloutWorker {
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       return this.failInvalid(job, error);
     }
-    if (await isRunCancelled(this.redis, payload.run_id)) {
+    if (pastDeadline(payload) || (await isRunCancelled(this.redis, payload.run_id))) {
       this.stats.cancelled++;
       return 'run-cancelled';
     }
@@ -187,8 +187,8 @@ export class RolloutWorker {
     try {
       // Through the gate, so the model client's and the pool's load signals reach this worker's controller.
       record = await this.admission.run(this.forced.signal, async () => {
-        // A job may wait at the gate (the level was cut after BullMQ took it) while its run is cancelled (a trainer's deadline).
-        if (await isRunCancelled(this.redis, payload.run_id)) return RUN_CANCELLED;
+        // A job may wait at the gate (the level was cut after BullMQ took it) past its deadline, or while its run is cancelled.
+        if (pastDeadline(payload) || (await isRunCancelled(this.redis, payload.run_id))) return RUN_CANCELLED;
         this.stats.running++;
         try {
           return await this.options.jobRunner.run(payload, { attempt, abortSignal: this.forced.signal });
@@ -260,6 +260,9 @@ export class RolloutWorker {
     });
   }
 }
+
+/** A job of a rollout API request whose deadline has passed: its producer has cancelled it, or is about to. */
+const pastDeadline = (job: RolloutJob) => job.deadline !== undefined && Date.now() >= Date.parse(job.deadline);
 
 /** What a job that fails validation still says about itself, enough for its errored record; null when not even that. */
 function looseJob(data: unknown): RolloutJob | null {

@@ -157,4 +157,34 @@ describe.skipIf(!available)('each worker its own admission controller', () => {
       await Promise.all(queues.map((queue) => queue.close()));
     }
   });
+
+  it('a job whose request deadline has passed is never started, whether or not its run was cancelled yet', async () => {
+    const ran: string[] = [];
+    const worker = await RolloutWorker.start({
+      redisUrl: new URL(server.url()),
+      name: 'deadline-worker',
+      backend: 'process',
+      concurrency: 2,
+      leaseMs: 5_000,
+      capabilities: { backends: ['process'], environments: ['deadline'], agents: [], images: [] },
+      log: () => undefined,
+      jobRunner: {
+        async run(payload) {
+          ran.push(payload.example.id);
+          return { example_id: payload.example.id, rollout_index: 0, reward: 1, error: null, attempts: 1 } as unknown as ResultRecord;
+        },
+      },
+    });
+    workers.push(worker);
+    const queue = new Queue(capabilityQueueName({ environment: 'deadline', backend: 'any' }), { connection: redis, prefix: QUEUE_PREFIX });
+    try {
+      await queue.add('rollout', { ...job('deadline', 'late'), deadline: new Date(Date.now() - 1_000).toISOString() }, { jobId: 'deadline-late' });
+      await queue.add('rollout', { ...job('deadline', 'timely'), deadline: new Date(Date.now() + 600_000).toISOString() }, { jobId: 'deadline-timely' });
+      await until(() => worker.stats.cancelled + ran.length === 2);
+      expect(ran).toEqual(['timely']);
+      expect(worker.stats.cancelled).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  });
 });
