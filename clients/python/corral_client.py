@@ -26,6 +26,7 @@ CorralError carrying corral's stable error code (docs/errors.md); subclasses say
 """
 
 import base64
+import datetime
 import json
 import urllib.error
 import urllib.parse
@@ -165,15 +166,21 @@ class CorralClient:
 
     # -- rollouts -----------------------------------------------------------------------------------------
 
-    def rollouts(self, env, model, examples=None, example_ids=None, n=None, env_args=None, **options):
+    def rollouts(self, env, model, examples=None, example_ids=None, n=None, env_args=None, deadline=None, **options):
         """POST /v1/rollouts: iterate result records as their groups finish; `.summary` holds the summary line
         afterwards. `model` is {base_url, model, api_key?, ...}; `env_args` are the environment's arguments
         (validated by its argsSchema, as for episodes); `options` are the other request fields
-        (rollouts_per_example, sampling_args, max_concurrency, max_turns, seed). Closing the stream early
-        cancels the remaining rollouts on the server."""
+        (rollouts_per_example, sampling_args, max_concurrency, max_turns, seed, policy, policy_step,
+        max_staleness). Closing the stream early cancels the remaining rollouts on the server.
+
+        Stale work: `deadline` (a datetime, naive meaning local time, or an ISO 8601 string with an offset) and/or
+        `policy_step` with `max_staleness` (see set_policy_step) cancel the rollouts that can no longer make it:
+        they are never yielded; `.cancelled` lists them ({reason, example_id, rollout_index, state, ...})."""
         body = {"env": env, "model": model, **options}
         if env_args is not None:
             body["env_args"] = env_args
+        if deadline is not None:
+            body["deadline"] = deadline.astimezone().isoformat() if isinstance(deadline, datetime.datetime) else deadline
         for name, value in (("examples", examples), ("example_ids", example_ids), ("n", n)):
             if value is not None:
                 body[name] = value
@@ -187,6 +194,16 @@ class CorralClient:
         for token-in mode (vLLM /tokenize + /v1/completions)."""
         stream = self.rollouts(env, model, examples=examples, example_ids=example_ids, n=n, samples=True, **options)
         return SampleStream(stream)
+
+    def set_policy_step(self, policy, step):
+        """POST /v1/policies/<policy>/step: the trainer's policy is now at `step` (after a weight update). Requests of
+        this policy with max_staleness cancel their rollouts once more than that many steps behind. Returns the
+        policy's step (a clock never goes back)."""
+        return self.request("POST", f"/v1/policies/{urllib.parse.quote(policy, safe='')}/step", {"step": step})["step"]
+
+    def policy_step(self, policy):
+        """GET /v1/policies/<policy>/step: the policy's current step, or None before any."""
+        return self.request("GET", f"/v1/policies/{urllib.parse.quote(policy, safe='')}/step")["step"]
 
     # -- episodes -----------------------------------------------------------------------------------------
 
@@ -245,6 +262,7 @@ class RolloutStream:
     def __init__(self, response):
         self._response = response
         self.summary = None
+        self.cancelled = []
 
     def __iter__(self):
         try:
@@ -252,6 +270,10 @@ class RolloutStream:
                 if not line.strip():
                     continue
                 value = json.loads(line)
+                if value.get("type") == "cancelled":
+                    # Past the deadline or too stale: never a record, so never yielded as one.
+                    self.cancelled.append(value)
+                    continue
                 if value.get("type") == "summary":
                     self.summary = value
                     if value.get("status") == "failed":

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { SERIES_NAME_PATTERN } from '../viewer/series-steps.js';
+import { POLICY_NAME_PATTERN, POLICY_NAME_RULE } from './rollouts-policy-steps.js';
 
 const toolCallSchema = z
   .object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }).strict() })
@@ -100,9 +101,25 @@ export const rolloutRequestSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The stale-work policy (docs/rollouts-api.md): an ISO 8601 time with an offset ("2026-12-03T16:20:00Z"). Rollouts
+     * not streamed by then are cancelled (a `cancelled` line each, never a record); none starts after it.
+     */
+    deadline: z.iso.datetime({ offset: true, message: 'an ISO 8601 time with an offset, e.g. 2026-12-03T16:20:00Z' }).optional(),
+    /** The trainer's policy step these rollouts are generated for; it also moves the clock of `policy` to at least this step. */
+    policy_step: z.number().int().min(0).optional(),
+    /**
+     * Cancel the rollouts not yet streamed once the clock of `policy` is more than this many steps past `policy_step`
+     * (prime-rl's max_off_policy_steps; 0: on the next step). Needs `policy_step`.
+     */
+    max_staleness: z.number().int().min(0).optional(),
+    /** Whose step clock `policy_step` and `max_staleness` read: the trainer's run (default "default"), per principal. */
+    policy: z.string().regex(POLICY_NAME_PATTERN, POLICY_NAME_RULE).optional(),
   })
   .strict()
   .superRefine((request, context) => {
+    if (request.max_staleness !== undefined && request.policy_step === undefined)
+      context.addIssue({ code: 'custom', path: ['max_staleness'], message: 'max_staleness needs policy_step (the step these rollouts are generated for)' });
     const given = SELECTORS.filter((field) => request[field] !== undefined);
     if (given.length !== 1) {
       const message = given.length === 0 ? 'send one of example_ids, examples or n' : `send only one of example_ids, examples or n (got ${given.join(', ')})`;
@@ -131,6 +148,29 @@ export interface RolloutRunStats {
   canaries?: { canaried_examples: number; quarantined: string[] };
 }
 
+/** Why a request's rollouts can no longer make it: its deadline passed, or its policy step became too stale. */
+export type CancelReason = 'deadline' | 'stale';
+
+/** A request's stale-work policy as the service sees it (rollouts-expiry.ts makes it from the request). */
+export interface RolloutExpiry {
+  /** Fires (once) when the request's unfinished rollouts are to be cancelled. */
+  readonly signal: AbortSignal;
+  /** The reason, checked against the clock and the step now (firing the signal if the timer is late); undefined while they can make it. */
+  check(): CancelReason | undefined;
+  /** What every cancelled line says beside its reason: {deadline}, or {policy, policy_step, current_step, max_staleness}. */
+  details(): Record<string, unknown>;
+}
+
+/**
+ * A rollout of the request that was cancelled instead of streamed. `state`: `waiting` (never started), `running`
+ * (aborted), `finished` (it finished, but its group did not before the cutoff: a group is streamed whole or not at all).
+ */
+export interface CancelledRollout {
+  example_id: string;
+  rollout_index: number;
+  state: 'waiting' | 'running' | 'finished';
+}
+
 /** A validated request, ready to run: the environment is loaded and the examples are chosen. */
 export interface PreparedRollouts {
   readonly env: string;
@@ -147,6 +187,13 @@ export interface PreparedRollouts {
     onGroup: (records: readonly Record<string, unknown>[]) => void;
     /** With `canaries`: a quarantined example (example_id, reasons, oracle_reward, floor_reward), as soon as its canaries finish. */
     onQuarantine?: (quarantine: Record<string, unknown>) => void;
+    /**
+     * With `deadline` or `max_staleness`: when expiry fires, rollouts not yet streamed are cancelled (never started,
+     * aborted, or finished in a group that did not finish), and each is passed to onCancelled once the run is over.
+     * Every planned rollout is then either one streamed record or one cancelled rollout.
+     */
+    expiry?: RolloutExpiry;
+    onCancelled?: (rollouts: readonly CancelledRollout[]) => void;
   }): Promise<RolloutRunStats>;
 }
 

@@ -3,13 +3,24 @@
  * its own model endpoint and reads them back as NDJSON, one result record a line as each example's group
  * finishes, then one summary line. The route holds no runner logic: it validates, streams, and cancels. A
  * client that disconnects cancels its rollouts (their sandboxes are released); so does closing the server. A request
- * with `record: {series, step}` also leaves its records in the series' run folder (rollout-series.ts).
+ * with `record: {series, step}` also leaves its records in the series' run folder (rollout-series.ts). A request with
+ * `deadline` or `max_staleness` has its unfinished rollouts cancelled once they can no longer make it, each reported
+ * on a `cancelled` line (rollouts-expiry.ts; the step clocks and their endpoint are rollouts-policy-steps.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { CorralError } from '../core/errors.js';
 import { RolloutSeries, seriesWriteError } from './rollout-series.js';
-import { type PreparedRollouts, type RolloutRequest, type RolloutRunStats, type RolloutService, rolloutRequestSchema } from './rollouts-contract.js';
+import {
+  type PreparedRollouts,
+  type RolloutExpiry,
+  type RolloutRequest,
+  type RolloutRunStats,
+  type RolloutService,
+  rolloutRequestSchema,
+} from './rollouts-contract.js';
+import { requestExpiry } from './rollouts-expiry.js';
+import { DEFAULT_POLICY, PolicyStepClocks, policyStepRoutes } from './rollouts-policy-steps.js';
 
 export interface RolloutsRouteOptions {
   service: RolloutService;
@@ -25,6 +36,8 @@ interface RunningRequest {
 export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRouteOptions): Promise<void> {
   const running = new Set<RunningRequest>();
   const series = options.seriesRoot === undefined ? undefined : new RolloutSeries(options.seriesRoot);
+  const clocks = new PolicyStepClocks();
+  policyStepRoutes(app, clocks);
   // Streams are hijacked, so the server cannot finish closing while one is open: cancel them, and wait until
   // their sandboxes are back before the CLI closes the pool.
   app.addHook('preClose', async () => {
@@ -50,7 +63,11 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
         return reply.code(500).send({ error: { code: 'SERIES_ERR_WRITE', message } });
       }
     }
-    const releaseQuota = app.corral.quotas.take('maxRolloutRequestsPerPrincipal', app.corral.resolvePrincipal(request.headers, request.ip));
+    const principal = app.corral.resolvePrincipal(request.headers, request.ip);
+    const releaseQuota = app.corral.quotas.take('maxRolloutRequestsPerPrincipal', principal);
+    // A request generated for step n says the trainer has reached it: older requests of the same policy may now be stale.
+    if (parsed.data.policy_step !== undefined) clocks.advance(principal, parsed.data.policy ?? DEFAULT_POLICY, parsed.data.policy_step);
+    const expiry = requestExpiry(parsed.data, clocks, principal);
     const controller = new AbortController();
     // 'close' before the response finished means the client went away (or the socket broke).
     reply.raw.on('close', () => {
@@ -69,9 +86,10 @@ export async function rolloutsRoute(app: FastifyInstance, options: RolloutsRoute
       }
       // Cancelled while preparing: the client is gone, or the server is closing (then 503 tells it why).
       if (controller.signal.aborted) return reply.code(503).send({ error: { code: 'RUNNER_ERR_CANCELLED', message: errorMessage(controller.signal.reason) } });
-      await streamRollouts(reply, prepared, parsed.data, controller.signal, series);
+      await streamRollouts(reply, prepared, parsed.data, { abortSignal: controller.signal, expiry, series });
       return reply;
     } finally {
+      expiry?.dispose();
       running.delete(entry);
       releaseQuota();
       finish();
@@ -83,8 +101,7 @@ async function streamRollouts(
   reply: FastifyReply,
   prepared: PreparedRollouts,
   request: RolloutRequest,
-  abortSignal: AbortSignal,
-  series: RolloutSeries | undefined,
+  { abortSignal, expiry, series }: { abortSignal: AbortSignal; expiry: RolloutExpiry | undefined; series: RolloutSeries | undefined },
 ): Promise<void> {
   reply.hijack();
   const response = reply.raw;
@@ -98,6 +115,7 @@ async function streamRollouts(
   const startedAt = Date.now();
   const kept: Record<string, unknown>[] = [];
   let streamed = 0;
+  let cancelled = 0;
   let stats: RolloutRunStats | undefined;
   let failure: { code: string; message: string } | undefined;
   try {
@@ -110,13 +128,24 @@ async function streamRollouts(
       },
       // Its own line type, before the example's records, so a trainer can drop the example as they arrive.
       onQuarantine: (quarantine) => writeLine({ type: 'quarantine', ...quarantine }),
+      ...(expiry
+        ? {
+            expiry,
+            // After the run, once per rollout that could not make it: never a record, never in statistics or samples.
+            onCancelled: (rollouts) => {
+              const details = { reason: expiry.check(), ...expiry.details() };
+              for (const rollout of rollouts) writeLine({ type: 'cancelled', ...details, ...rollout });
+              cancelled += rollouts.length;
+            },
+          }
+        : {}),
     });
   } catch (error) {
     reply.log.error({ err: error }, 'rollout run failed');
     failure = { code: CorralError.isInstance(error) ? error.code : 'RUNNER_ERR_UNEXPECTED', message: errorMessage(error) };
   }
   const expected = prepared.numExamples * prepared.rolloutsPerExample;
-  const status = failure ? 'failed' : abortSignal.aborted ? 'cancelled' : streamed === expected ? 'complete' : 'incomplete';
+  const status = failure ? 'failed' : abortSignal.aborted || cancelled > 0 ? 'cancelled' : streamed === expected ? 'complete' : 'incomplete';
   const seriesLine =
     request.record && series ? await recordSeries(reply, series, { ...request.record, prepared, status, startedAt, records: kept }) : undefined;
   writeLine({
@@ -134,6 +163,7 @@ async function streamRollouts(
     errors_by_code: stats?.errors_by_code ?? {},
     ...(stats?.samples ? { samples: stats.samples } : {}),
     ...(stats?.canaries ? { canaries: stats.canaries } : {}),
+    ...(cancelled > 0 ? { cancelled: { reason: expiry!.check(), rollouts: cancelled } } : {}),
     time_ms: Date.now() - startedAt,
     ...(seriesLine ? { series: seriesLine } : {}),
     ...(failure ? { error: failure } : {}),

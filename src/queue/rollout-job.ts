@@ -64,6 +64,8 @@ export const rolloutJobSchema = z
       .strict(),
     seed: z.number().int().nullable(),
     needs: z.object({ backend: z.enum(['docker', 'process', 'any']) }).strict(),
+    /** A rollout API request's deadline (ISO 8601): a worker never starts the rollout after it (docs/rollouts-api.md). */
+    deadline: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
 

@@ -1,16 +1,19 @@
 /**
- * The BullMQ side of `corral worker`: one BullMQ Worker per capability queue this process serves, a shared limit
- * of `concurrency` rollouts running at once, and the job protocol: skip a key already stored (a retry of a
- * finished rollout), run the rollout, store its record (idempotently), and only then return, which acknowledges
- * the job. A lease (--lease-ms) is BullMQ's lockDuration: a worker that is SIGKILLed or cut off stops renewing its
- * locks and its jobs go back to the queue at the next stalled check; they are never failed for it. Transient
- * infrastructure failures are retried through the queue, so another worker may take the next attempt.
+ * The BullMQ side of `corral worker`: one BullMQ Worker per capability queue this process serves, the worker's own
+ * admission controller in front of its rollouts (a fixed `-c N`, or `-c auto` paced by this worker's model calls,
+ * sandbox waits and memory; BullMQ fetches no more jobs per queue than the controller's level), and the job
+ * protocol: skip a key already stored (a retry of a finished rollout), run the rollout, store its record
+ * (idempotently), and only then return, which acknowledges the job. A lease (--lease-ms) is BullMQ's lockDuration:
+ * a worker that is SIGKILLed or cut off stops renewing its locks and its jobs go back to the queue at the next
+ * stalled check; they are never failed for it. Transient infrastructure failures are retried through the queue, so
+ * another worker may take the next attempt.
  */
 import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import PQueue from 'p-queue';
 import { CorralError } from '../core/errors.js';
+import { AdmissionController } from '../runner/run/admission/admission-controller.js';
 import { RETRYABLE_BOUNDARIES } from '../runner/run/run-driver.js';
 import type { ResultRecord } from '../runner/trajectory/result-record.js';
 import { resultKey } from '../runner/trajectory/result-record.js';
@@ -37,7 +40,8 @@ export interface RolloutWorkerOptions {
   capabilities: WorkerCapabilities;
   /** The sandbox backend this worker runs: it serves jobs that need it and jobs that need any ('isolate': only those). */
   backend: 'docker' | 'process' | 'isolate';
-  concurrency: number;
+  /** Rollouts at once: a fixed number, or this worker's own auto controller (its ceiling bounds the jobs it holds). */
+  concurrency: number | AdmissionController;
   leaseMs: number;
   jobRunner: JobRunner;
   log: (line: string) => void;
@@ -52,17 +56,20 @@ export interface RolloutWorkerStats {
   duplicates: number;
   retried: number;
   failed: number;
-  /** Jobs of a cancelled run, skipped without running. */
+  /** Jobs of a cancelled run, or past their request's deadline, skipped without running. */
   cancelled: number;
 }
 
 export const HEARTBEAT_MS = 2_000;
+const RUN_CANCELLED = Symbol('run-cancelled');
 /** Stalls (a lost lease) never fail a job: a rollout is retried elsewhere however often its workers die. */
 const MAX_STALLED = 1_000_000;
 
 export class RolloutWorker {
   readonly stats: RolloutWorkerStats = { running: 0, completed: 0, errored: 0, duplicates: 0, retried: 0, failed: 0, cancelled: 0 };
   readonly queues: string[];
+  /** Every worker has its own: the rollouts it runs and the load they meet are its own, not the producer's. */
+  readonly admission: AdmissionController;
   private readonly workers: Worker[] = [];
   /** BullMQ leaves connections it was given open: closed by drain(). */
   private readonly connections: Redis[] = [];
@@ -78,7 +85,9 @@ export class RolloutWorker {
     private readonly redis: Redis,
   ) {
     this.store = new ResultStore(redis);
-    this.slots = new PQueue({ concurrency: options.concurrency });
+    this.admission =
+      typeof options.concurrency === 'number' ? new AdmissionController({ mode: 'fixed', maxConcurrency: options.concurrency }) : options.concurrency;
+    this.slots = new PQueue({ concurrency: this.admission.maxConcurrency });
     const backend = options.backend;
     const names = options.capabilities.environments.flatMap((environment) => [
       ...(backend === 'isolate' ? [] : [capabilityQueueName({ environment, backend })]),
@@ -98,7 +107,7 @@ export class RolloutWorker {
         connection,
         prefix: QUEUE_PREFIX,
         name: options.name,
-        concurrency: options.concurrency,
+        concurrency: worker.admission.level,
         lockDuration: options.leaseMs,
         stalledInterval: Math.max(500, Math.floor(options.leaseMs / 2)),
         maxStalledCount: MAX_STALLED,
@@ -111,6 +120,7 @@ export class RolloutWorker {
       worker.workers.push(bull);
     }
     await Promise.all(worker.workers.map((bull) => bull.waitUntilReady()));
+    worker.followAdmission();
     worker.heartbeatTimer = setInterval(() => void worker.beat().catch(() => undefined), options.heartbeatMs ?? HEARTBEAT_MS);
     worker.heartbeatTimer.unref();
     return worker;
@@ -126,6 +136,20 @@ export class RolloutWorker {
     await removeWorker(this.redis, this.options.name).catch(() => undefined);
     await this.redis.quit().catch(() => undefined);
     for (const connection of this.connections) connection.disconnect();
+  }
+
+  /**
+   * BullMQ takes jobs up to the level, so a worker cut back by its endpoint leaves the jobs it cannot run yet to other
+   * workers instead of holding them at its gate; cuts are logged with their reason.
+   */
+  private followAdmission(): void {
+    let level = this.admission.level;
+    this.admission.onChange((snapshot) => {
+      if (snapshot.level === level) return;
+      if (snapshot.level < level) this.options.log(`admission: level ${level} -> ${snapshot.level} (${snapshot.reason})`);
+      level = snapshot.level;
+      for (const bull of this.workers) bull.concurrency = level;
+    });
   }
 
   /** A second SIGTERM: cancel running rollouts; their jobs return to the queue when the lease runs out. */
@@ -148,7 +172,7 @@ export class RolloutWorker {
       if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       return this.failInvalid(job, error);
     }
-    if (await isRunCancelled(this.redis, payload.run_id)) {
+    if (pastDeadline(payload) || (await isRunCancelled(this.redis, payload.run_id))) {
       this.stats.cancelled++;
       return 'run-cancelled';
     }
@@ -159,10 +183,19 @@ export class RolloutWorker {
     }
     const attempt = job.attemptsMade + 1;
     const attempts = job.opts.attempts ?? 1;
-    this.stats.running++;
-    let record: ResultRecord;
+    let record: ResultRecord | typeof RUN_CANCELLED | undefined;
     try {
-      record = await this.options.jobRunner.run(payload, { attempt, abortSignal: this.forced.signal });
+      // Through the gate, so the model client's and the pool's load signals reach this worker's controller.
+      record = await this.admission.run(this.forced.signal, async () => {
+        // A job may wait at the gate (the level was cut after BullMQ took it) past its deadline, or while its run is cancelled.
+        if (pastDeadline(payload) || (await isRunCancelled(this.redis, payload.run_id))) return RUN_CANCELLED;
+        this.stats.running++;
+        try {
+          return await this.options.jobRunner.run(payload, { attempt, abortSignal: this.forced.signal });
+        } finally {
+          this.stats.running--;
+        }
+      });
     } catch (error) {
       // A refused job is refused by every worker that holds the same environment: no retry.
       const refused = CorralError.hasCode(error, 'QUEUE_ERR_JOB_REFUSED');
@@ -174,11 +207,14 @@ export class RolloutWorker {
       this.stats.failed++;
       await this.redis.hincrby(STATS_KEY, 'failed', 1).catch(() => 0);
       record = failedRecord(payload, error, attempt);
-    } finally {
-      this.stats.running--;
     }
-    // A forced stop cancels the rollout: leave the job to expire and run again elsewhere, never store it.
-    if (record.error?.code === 'RUNNER_ERR_CANCELLED') throw new CorralError('RUNNER_ERR_CANCELLED', 'worker stopping: rollout returned to the queue');
+    if (record === RUN_CANCELLED) {
+      this.stats.cancelled++;
+      return 'run-cancelled';
+    }
+    // A forced stop cancels the rollout (or its wait at the gate): leave the job to expire and run again elsewhere, never store it.
+    if (record === undefined || record.error?.code === 'RUNNER_ERR_CANCELLED')
+      throw new CorralError('RUNNER_ERR_CANCELLED', 'worker stopping: rollout returned to the queue');
     const retryable = record.error?.transient === true && RETRYABLE_BOUNDARIES.has(record.error.boundary);
     if (retryable && attempt < attempts) {
       this.stats.retried++;
@@ -213,7 +249,7 @@ export class RolloutWorker {
       pid: process.pid,
       capabilities: this.options.capabilities,
       queues: this.queues,
-      concurrency: this.options.concurrency,
+      concurrency: this.admission.level,
       lease_ms: this.options.leaseMs,
       running: this.stats.running,
       completed: this.stats.completed + this.stats.errored,
@@ -224,6 +260,9 @@ export class RolloutWorker {
     });
   }
 }
+
+/** A job of a rollout API request whose deadline has passed: its producer has cancelled it, or is about to. */
+const pastDeadline = (job: RolloutJob) => job.deadline !== undefined && Date.now() >= Date.parse(job.deadline);
 
 /** What a job that fails validation still says about itself, enough for its errored record; null when not even that. */
 function looseJob(data: unknown): RolloutJob | null {

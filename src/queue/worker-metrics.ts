@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics of one `corral worker` (its --metrics-port): jobs by queue and state (read from BullMQ at
  * scrape time), rollouts finished by outcome and the rollouts running now (from the worker's own counters), and
- * the sandbox pool by state (read from the pool at scrape time). A registry per worker.
+ * the sandbox pool by state (read from the pool at scrape time), and the worker's own admission controller. A
+ * registry per worker.
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -21,6 +22,7 @@ export interface PoolBucketView {
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 const POOL_STATES = ['idle', 'leased', 'creating', 'resetting', 'waiting'] as const;
+const ADMISSION_STATES = ['level', 'in_flight', 'waiting', 'max'] as const;
 const OUTCOMES = ['completed', 'errored', 'duplicates', 'retried', 'failed'] as const satisfies readonly (keyof RolloutWorkerStats)[];
 
 export function workerMetrics(worker: RolloutWorker, redis: Redis, poolStats: () => readonly PoolBucketView[]): { registry: Registry; close(): Promise<void> } {
@@ -64,6 +66,16 @@ export function workerMetrics(worker: RolloutWorker, redis: Redis, poolStats: ()
     registers,
     collect() {
       this.set(worker.stats.running);
+    },
+  });
+  new Gauge({
+    name: 'corral_worker_admission_rollouts',
+    help: "This worker's admission control: the level (rollouts allowed at once; -c auto moves it), in_flight, waiting at the gate, and max (the ceiling).",
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const snapshot = worker.admission.snapshot();
+      for (const state of ADMISSION_STATES) this.set({ state }, snapshot[state]);
     },
   });
   new Gauge({

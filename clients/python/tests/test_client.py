@@ -8,6 +8,7 @@ environment served by --env, a wiki corpus and a scripted model). Configuration 
     CORRAL_TEST_EVAL_GUESS_RESULTS  the same for the guess environment (it talks back; the model guesses 5, then 7)
 """
 
+import datetime
 import json
 import os
 import unittest
@@ -66,6 +67,26 @@ class RolloutTest(unittest.TestCase):
         self.assertEqual(len(records), 1)
         self.assertIsNone(records[0]["error"])
         self.assertEqual(records[0]["task"], "wiki-search")
+
+    def test_a_past_deadline_cancels_every_rollout_and_yields_no_record(self):
+        deadline = datetime.datetime.now() - datetime.timedelta(seconds=5)  # naive: local time
+        stream = self.corral.rollouts("tally", MODEL, n=2, rollouts_per_example=2, deadline=deadline)
+        self.assertEqual(list(stream), [])
+        self.assertEqual(len(stream.cancelled), 4)
+        self.assertTrue(all(line["reason"] == "deadline" and line["state"] == "waiting" for line in stream.cancelled))
+        self.assertEqual(stream.summary["status"], "cancelled")
+        self.assertEqual(stream.summary["cancelled"], {"reason": "deadline", "rollouts": 4})
+
+    def test_the_policy_step_clock_cancels_stale_requests(self):
+        self.assertIsNone(self.corral.policy_step("python-trainer"))
+        self.assertEqual(self.corral.set_policy_step("python-trainer", 3), 3)
+        self.assertEqual(self.corral.set_policy_step("python-trainer", 1), 3)
+        stream = self.corral.rollouts("tally", MODEL, n=1, policy="python-trainer", policy_step=1, max_staleness=1)
+        self.assertEqual(list(stream), [])
+        self.assertEqual([(line["reason"], line["current_step"]) for line in stream.cancelled], [("stale", 3)])
+        with self.assertRaises(InvalidRequestError) as refused:
+            list(self.corral.rollouts("tally", MODEL, n=1, max_staleness=1))
+        self.assertEqual(refused.exception.details["field"], "max_staleness")
 
     def test_refuses_an_environment_path_with_its_code(self):
         with self.assertRaises(InvalidRequestError) as refused:

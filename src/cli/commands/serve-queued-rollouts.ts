@@ -43,6 +43,8 @@ export function queuedRollouts(options: {
         },
         seed: request.seed ?? null,
         needs: { backend: 'any' },
+        // Workers check it too, so no job starts past the deadline in the moment before the producer removes the rest.
+        ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
       },
       log: options.log,
     });

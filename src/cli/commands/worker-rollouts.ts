@@ -16,6 +16,7 @@ import type { Environment } from '../../runner/contract/environment.js';
 import { ModelEndpointPolicy } from '../../runner/agents/openai/model-endpoint-policy.js';
 import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js';
 import { builtInEnvironments } from '../../runner/environments/index.js';
+import type { LoadObserver } from '../../runner/run/admission/load-signals.js';
 import { localExecutor } from '../../runner/run/local-executor.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import type { BucketStats } from '../../sandbox/pool/spec-bucket.js';
@@ -30,7 +31,13 @@ export interface WorkerRollouts extends JobRunner {
   close(): Promise<void>;
 }
 
-export function createWorkerRollouts(options: { served: ServedEnvironments; config: CorralConfig; log: (line: string) => void }): WorkerRollouts {
+export function createWorkerRollouts(options: {
+  served: ServedEnvironments;
+  config: CorralConfig;
+  log: (line: string) => void;
+  /** The worker's admission controller: hears each pool's acquire waits at its max (more rollouts would only wait too). */
+  loadObserver?: LoadObserver;
+}): WorkerRollouts {
   const tools = new Map<string, Promise<{ environment: Environment; tools: EnvironmentTools }>>();
   const agents = new Map<string, Promise<Agent>>();
   const runtimes: EnvironmentTools['runtime'][] = [];
@@ -45,6 +52,11 @@ export function createWorkerRollouts(options: { served: ServedEnvironments; conf
         const environment = job.environment.max_turns ? Object.freeze({ ...bound, maxTurns: job.environment.max_turns }) : bound;
         const opened = await openEnvironmentTools(environment, options.config, { ...(corpus && corpus.length > 0 ? { corpus } : {}), log: options.log });
         runtimes.push(opened.runtime);
+        const observer = options.loadObserver;
+        if (observer)
+          opened.runtime.pool.onAcquireWait((event) => {
+            if (event.atCapacity) observer.observe({ kind: 'sandbox-wait', startedAtMs: event.startedAtMs, waitMs: event.waitMs });
+          });
         return { environment, tools: opened };
       })();
       tools.set(key, entry);

@@ -16,6 +16,7 @@ import { CLI_AGENT_NAMES } from '../../cli-agents/cli-agent-registry.js';
 import { environmentCache } from '../../environment-packages/environment-cache.js';
 import { assertRedisAnswers, openRedis, parseRedisUrl, redactedRedisUrl } from '../../queue/redis-connection.js';
 import { RolloutWorker } from '../../queue/rollout-worker.js';
+import { AdmissionController } from '../../runner/run/admission/admission-controller.js';
 import { workerMetrics } from '../../queue/worker-metrics.js';
 import { builtInAgents } from '../../runner/agents/baseline/baseline-agents.js';
 import { loadServedEnvironments } from '../runtime/served-environments.js';
@@ -32,7 +33,8 @@ const workerFlagsSchema = z
   .object({
     redis: z.string({ error: '--redis <url> is required, e.g. --redis redis://127.0.0.1:6379' }),
     backend: z.enum(['docker', 'process', 'isolate', 'auto']).default('auto'),
-    concurrency: z.coerce.number().int().min(1).max(1024).default(4),
+    concurrency: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(1024)], { message: "'auto' or a whole number 1-1024" }).default('auto'),
+    maxConcurrency: z.coerce.number().int().min(1).max(1024).default(256),
     env: z.array(z.string()).default([]),
     name: z
       .string()
@@ -51,7 +53,12 @@ export function registerWorkerCommand(program: Command): void {
     .description("join a pool of rollout workers on Redis: run queued rollouts (corral eval --queue, corral serve --queue) with this machine's sandboxes")
     .requiredOption('--redis <url>', "the queue's Redis, e.g. redis://10.0.0.5:6379")
     .option('--backend <name>', 'sandbox backend: docker | process | isolate | auto (isolate: only rollouts that accept any backend)', 'auto')
-    .option('-c, --concurrency <n>', 'rollouts run at once', '4')
+    .option(
+      '-c, --concurrency <n|auto>',
+      "rollouts run at once: auto (this worker's own admission control: ramps up, backs off on 429/503, timeouts, rising latency, sandbox waits, memory pressure) or a fixed number",
+      'auto',
+    )
+    .option('--max-concurrency <n>', 'the ceiling of -c auto', '256')
     .option(
       '--env <name|path>',
       'also hold this environment (package name, module file, package folder, or a Harbor / Terminal-Bench task folder at the path the producer names; repeatable)',
@@ -91,14 +98,19 @@ export function registerWorkerCommand(program: Command): void {
           'SBX_ERR_UNAVAILABLE',
           `--env ${taskFolders[0]} is a task folder: its trials run in Docker, and this worker's backend is ${backend} (use --backend docker)`,
         );
-      const rollouts = createWorkerRollouts({ served, config, log });
+      // The worker's own controller (docs/admission.md): it paces this worker's rollouts by the load they meet here.
+      const admission =
+        flags.concurrency === 'auto'
+          ? new AdmissionController({ mode: 'auto', maxConcurrency: flags.maxConcurrency })
+          : new AdmissionController({ mode: 'fixed', maxConcurrency: flags.concurrency });
+      const rollouts = createWorkerRollouts({ served, config, log, loadObserver: admission });
       const trials = createWorkerTrials({ folders: taskFolders, cacheDirectory: corralCacheDirectory(config.cache.dir), log });
       const trialQueues = new Set(trials.names());
       const worker = await RolloutWorker.start({
         redisUrl,
         name,
         backend: flags.backend === 'isolate' ? 'isolate' : backend,
-        concurrency: flags.concurrency,
+        concurrency: admission,
         leaseMs: flags.leaseMs,
         capabilities: {
           backends: flags.backend === 'isolate' ? ['isolate'] : [backend],
@@ -156,7 +168,7 @@ export function registerWorkerCommand(program: Command): void {
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
       log(
-        `serving ${worker.queues.join(', ')} from ${redactedRedisUrl(redisUrl)} (backend ${backend}, concurrency ${flags.concurrency}, lease ${flags.leaseMs} ms)`,
+        `serving ${worker.queues.join(', ')} from ${redactedRedisUrl(redisUrl)} (backend ${backend}, concurrency ${flags.concurrency === 'auto' ? `auto (max ${flags.maxConcurrency})` : flags.concurrency}, lease ${flags.leaseMs} ms)`,
       );
       process.stdout.write(`${JSON.stringify({ event: 'worker.ready', name, queues: worker.queues, backend, metrics_port: metricsPort, pid: process.pid })}\n`);
     });

@@ -27,6 +27,7 @@ import { addToTally, emptySampleTally } from '../../runner/samples/sample-tally.
 import { tokenDataWarning } from '../../runner/samples/token-data-warning.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { environmentRolloutFactory } from './environment-rollouts.js';
+import { ExpiringRollouts } from './expiring-rollouts.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
 import { rolloutRunStats } from './rollout-run-stats.js';
 import type { ToolRuntime } from './tool-runtime.js';
@@ -149,12 +150,15 @@ export function createRolloutService(options: RolloutServiceOptions): AdmittingR
         model: agent.model,
         numExamples: examples.length,
         rolloutsPerExample,
-        async run({ abortSignal, onGroup, onQuarantine }) {
+        async run({ abortSignal, onGroup, onQuarantine, expiry, onCancelled }) {
+          // deadline / max_staleness: past the cutoff nothing starts, what runs is aborted, and nothing more is streamed.
+          const expiring = expiry ? new ExpiringRollouts(expiry, examples, rolloutsPerExample) : undefined;
           const records: ResultRecord[] = [];
           const tally = emptySampleTally();
           const warnOnce = tokenDataWarning((message) => log?.warn({ code: 'SAMPLES_TOKENS_MISSING' }, message));
           // Samples are built here, after either way of running (local or queued), by the one builder.
           const collect = (group: ResultRecord[]) => {
+            if (expiring && !expiring.streamGroup(group)) return;
             records.push(...group);
             if (!request.samples) return onGroup(group);
             onGroup(
@@ -167,9 +171,10 @@ export function createRolloutService(options: RolloutServiceOptions): AdmittingR
             );
           };
           // The one decision: which executor runs the rollouts. The driver and the HTTP sink are the same for each.
-          const executor = options.queuedExecutor
+          const chosen = options.queuedExecutor
             ? await options.queuedExecutor({ environment, request, plannedRollouts: examples.length * rolloutsPerExample })
             : localExecutor({ environment, agent, rollouts, ...(request.seed === undefined ? {} : { seed: request.seed }) });
+          const executor = expiring ? expiring.wrap(chosen) : chosen;
           // Canaries run here, with the oracle and floor agents, whichever executor runs the request's own rollouts.
           const canaries =
             request.canaries === undefined
@@ -193,10 +198,12 @@ export function createRolloutService(options: RolloutServiceOptions): AdmittingR
                 onQuarantine?.({ ...outcome.quarantine });
               },
             },
-            abortSignal,
+            abortSignal: expiring ? expiring.signal(abortSignal) : abortSignal,
             ...(canaries ? { canaries: canaries.runner } : {}),
             log: (line) => log?.warn({}, line),
           });
+          // A caller that went away hears nothing more; an expired request hears about each rollout it will not get.
+          if (expiring && !abortSignal.aborted) onCancelled?.(expiring.cancelled());
           return {
             ...rolloutRunStats(records),
             ...(request.samples ? { samples: { ...tally } } : {}),

@@ -14,6 +14,7 @@ import { ModelHttpClient } from '../../runner/agents/openai/model-http-client.js
 import type { OpenAIAgent } from '../../runner/agents/openai/openai-agent.js';
 import type { Example } from '../../runner/contract/environment.js';
 import { runDriver } from '../../runner/run/run-driver.js';
+import { ExpiringRollouts } from './expiring-rollouts.js';
 import { rolloutRunStats } from './rollout-run-stats.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
@@ -75,7 +76,9 @@ export function withTrialRollouts(environments: RolloutService, options: TrialRo
         model: agent.model,
         numExamples: examples.length,
         rolloutsPerExample,
-        async run({ abortSignal, onGroup }) {
+        async run({ abortSignal, onGroup, expiry, onCancelled }) {
+          // deadline / max_staleness, as for environments (rollout-service.ts).
+          const expiring = expiry ? new ExpiringRollouts(expiry, examples, rolloutsPerExample) : undefined;
           const records: ResultRecord[] = [];
           const { docker, close: closeDocker } = openDockerConnection();
           const directory = join(options.cacheDirectory, 'served-trials', randomUUID());
@@ -95,17 +98,19 @@ export function withTrialRollouts(environments: RolloutService, options: TrialRo
                 examples,
                 rolloutsPerExample,
                 concurrency: request.max_concurrency ?? 4,
-                executor: runtime.executorFor(directory),
+                executor: expiring ? expiring.wrap(runtime.executorFor(directory)) : runtime.executorFor(directory),
                 sink: {
                   existing: [],
                   writeGroup: (group) => {
+                    if (expiring && !expiring.streamGroup(group)) return;
                     records.push(...group);
                     onGroup(group);
                   },
                 },
-                abortSignal,
+                abortSignal: expiring ? expiring.signal(abortSignal) : abortSignal,
                 log: options.log,
               });
+              if (expiring && !abortSignal.aborted) onCancelled?.(expiring.cancelled());
             } finally {
               await runtime.close();
             }
