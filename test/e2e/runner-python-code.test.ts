@@ -4,7 +4,7 @@
  * Together they bracket the rubric: anything between 0 and 100% would point at the sandbox, the tools, the
  * harness or the dataset loader. Runs `corral eval` as a child process with --backend docker -c 8.
  *
- * The environment comes from test/fixtures/runner/python-code-patient.ts (the built-in with a 60 s test limit),
+ * The environment comes from test/fixtures/runner/python-code-patient.ts (the built-in with a 180 s test limit),
  * because this checks correctness, not the speed of a loaded machine; see that file for the one slow reference.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
