@@ -175,12 +175,14 @@ class CorralClient:
 
         Stale work: `deadline` (a datetime, naive meaning local time, or an ISO 8601 string with an offset) and/or
         `policy_step` with `max_staleness` (see set_policy_step) cancel the rollouts that can no longer make it:
-        they are never yielded; `.cancelled` lists them ({reason, example_id, rollout_index, state, ...})."""
+        they are never yielded; `.cancelled` lists them ({reason, example_id, rollout_index, state, ...}).
+        Canaries (`canaries` in options): a quarantined example's notice goes to `.quarantined`, never yielded."""
         body = {"env": env, "model": model, **options}
         if env_args is not None:
             body["env_args"] = env_args
         if deadline is not None:
-            body["deadline"] = deadline.astimezone().isoformat() if isinstance(deadline, datetime.datetime) else deadline
+            is_datetime = isinstance(deadline, datetime.datetime)
+            body["deadline"] = deadline.astimezone().isoformat() if is_datetime else deadline
         for name, value in (("examples", examples), ("example_ids", example_ids), ("n", n)):
             if value is not None:
                 body[name] = value
@@ -263,6 +265,7 @@ class RolloutStream:
         self._response = response
         self.summary = None
         self.cancelled = []
+        self.quarantined = []
 
     def __iter__(self):
         try:
@@ -273,6 +276,10 @@ class RolloutStream:
                 if value.get("type") == "cancelled":
                     # Past the deadline or too stale: never a record, so never yielded as one.
                     self.cancelled.append(value)
+                    continue
+                if value.get("type") == "quarantine":
+                    # A canaried example whose oracle missed or whose empty answer scored: its records follow, flagged.
+                    self.quarantined.append(value)
                     continue
                 if value.get("type") == "summary":
                     self.summary = value

@@ -21,6 +21,7 @@ from corral_client import (
     InvalidRequestError,
     McpError,
     NotFoundError,
+    RolloutStream,
 )
 
 URL = os.environ.get("CORRAL_URL", "http://127.0.0.1:7777")
@@ -30,6 +31,35 @@ MODEL = {"base_url": os.environ.get("CORRAL_TEST_MODEL_URL", "http://127.0.0.1:9
 
 def tool_names(tools):
     return {tool["function"]["name"] for tool in tools}
+
+
+class FakeResponse:
+    """The NDJSON lines of a /v1/rollouts answer, as the stream reads them."""
+
+    def __init__(self, values):
+        self.lines = [json.dumps(value).encode() + b"\n" for value in values]
+        self.closed = False
+
+    def __iter__(self):
+        return iter(self.lines)
+
+    def close(self):
+        self.closed = True
+
+
+class RolloutStreamLinesTest(unittest.TestCase):
+    def test_yields_only_records_and_keeps_quarantine_and_cancelled_lines_aside(self):
+        quarantine = {"type": "quarantine", "example_id": "q1", "reason": "the oracle missed"}
+        cancelled = {"type": "cancelled", "reason": "deadline", "example_id": "q2", "rollout_index": 0}
+        record = {"example_id": "q1", "reward": 1, "error": None, "quarantined": True}
+        summary = {"type": "summary", "status": "cancelled"}
+        response = FakeResponse([quarantine, record, cancelled, summary])
+        stream = RolloutStream(response)
+        self.assertEqual(list(stream), [record])
+        self.assertEqual(stream.quarantined, [quarantine])
+        self.assertEqual(stream.cancelled, [cancelled])
+        self.assertEqual(stream.summary, summary)
+        self.assertTrue(response.closed)
 
 
 class RolloutTest(unittest.TestCase):
