@@ -186,7 +186,7 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, concurrencyCeiling(options), agent));
-    runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log });
+    runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log, keepFinalFileSystem: true });
     const executor = runtime.executorFor(directory);
     return {
       execution: {
@@ -222,6 +222,8 @@ export async function openTrialRuntime(input: {
   agent: TrialAgent;
   buildLogDirectory: string;
   log: (line: string) => void;
+  /** Each trial keeps the agent's final file system in its folder for `corral rescore` (a local run's folders; not a worker's). */
+  keepFinalFileSystem?: boolean;
 }): Promise<TrialRuntime> {
   const { docker, tasks, settings, agent, log } = input;
   const policy = { forbidEgress: settings.forbid_egress };
@@ -251,6 +253,7 @@ export async function openTrialRuntime(input: {
           timeoutMultiplier: settings.timeout_multiplier,
           policy,
           modelName: usesModel(agent.name) ? agent.model : null,
+          keepFinalFileSystem: input.keepFinalFileSystem === true,
           afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
         }),
       close: () => pool.close(),
@@ -274,7 +277,7 @@ async function writeTrialTrajectory(record: ResultRecord, details: Record<string
 }
 
 /** Trials run only in Docker: a daemon that does not answer refuses the run before it starts. */
-async function requireDockerDaemon(): Promise<void> {
+export async function requireDockerDaemon(): Promise<void> {
   const provider = await loadProvider('docker');
   try {
     const availability = await provider.available();
