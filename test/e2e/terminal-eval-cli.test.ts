@@ -137,7 +137,9 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
           ? { kind: 'text', content: 'hello.txt written' }
           : {
               kind: 'tool-calls',
-              toolCalls: [{ name: 'bash', arguments: { command: "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1 && rm /etc/issue" } }],
+              toolCalls: [
+                { name: 'bash', arguments: { command: "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1 && rm /etc/issue" } },
+              ],
             },
       );
       dataset = join(outRoot, 'openai-tasks');

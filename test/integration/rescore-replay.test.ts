@@ -368,6 +368,7 @@ describe('corral rescore, replay and export pairs', () => {
       .map((record, index) => ({
         ...record,
         task: 'terminal',
+        error: null,
         info: {
           trial_name: `task-${index}__old`,
           verifier_phase: { exit_code: 0, timed_out: false },

@@ -56,7 +56,9 @@ export async function rescoreTerminalRun(
 
   const plans = source.records.map((record) => ({ record, plan: reverifyPlan(record, source.directory) }));
   const withoutFileSystem = plans.flatMap(({ record, plan }) =>
-    plan.kind === 'no-file-system' ? [{ trial: String(record.info['trial_name'] ?? '?'), record: `${record.example_id}#${record.rollout_index}`, reason: plan.reason }] : [],
+    plan.kind === 'no-file-system'
+      ? [{ trial: String(record.info['trial_name'] ?? '?'), record: `${record.example_id}#${record.rollout_index}`, reason: plan.reason }]
+      : [],
   );
   if (withoutFileSystem.length > 0)
     throw new CorralError(
@@ -94,7 +96,11 @@ export async function rescoreTerminalRun(
     startedAt: new Date(startedAt),
     finishedAt,
     nTotalTrials: source.records.length,
-    config: { timeoutMultiplier: settings.timeout_multiplier ?? 1, nConcurrentTrials: run.concurrency, agents: [{ name: agentName(source), modelName: modelName(source) }] },
+    config: {
+      timeoutMultiplier: settings.timeout_multiplier ?? 1,
+      nConcurrentTrials: run.concurrency,
+      agents: [{ name: agentName(source), modelName: modelName(source) }],
+    },
   });
   try {
     const tasks =

@@ -53,7 +53,11 @@ export function registerRescoreCommand(program: Command): void {
         process.exitCode = await rescoreTerminalRun(source, flags, { repeats, concurrency, log });
         return;
       }
-      if (flags.tasks !== undefined) throw new CorralError('CFG_ERR_INVALID', `--tasks applies to terminal runs; ${source.directory} is a ${String(source.metadata['env'] ?? 'non-terminal')} run`);
+      if (flags.tasks !== undefined)
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `--tasks applies to terminal runs; ${source.directory} is a ${String(source.metadata['env'] ?? 'non-terminal')} run`,
+        );
       const chosen = await environmentForSourceRun(source, flags, log);
       const { environment } = chosen;
       assertRescorable(environment);

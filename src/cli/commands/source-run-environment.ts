@@ -68,7 +68,10 @@ export function positiveInteger(flag: string, value: string | undefined, fallbac
   return parsed;
 }
 
-/** A terminal run's reward is its task's verifier in the agent's final file system: `corral rescore` verifies it again (rescore-terminal.ts); a replay cannot continue it. */
+/**
+ * A terminal run's reward is its task's verifier in the agent's final file system: `corral rescore` verifies it again
+ * (rescore-terminal.ts); a replay cannot continue it.
+ */
 function refuseTerminalRun(run: SourceRun): void {
   const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
   if (run.metadata['env'] !== 'terminal' && source?.kind !== 'task-folder') return;

@@ -1,5 +1,6 @@
 import { basename, dirname } from 'node:path';
 import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import { CorralError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -11,6 +12,9 @@ import { sandboxLabels } from '../../sandbox/docker/docker-labels.js';
 import type { TerminalTask } from '../terminal-task.js';
 import { putTarArchive } from './container-archive.js';
 import { fileSystemHelperOptions } from './trial-container-options.js';
+
+/** How long the output may still arrive after the container exited. */
+const OUTPUT_GRACE_MS = 10_000;
 
 export interface FileSystemHelperRun {
   containerId: string;
@@ -44,7 +48,13 @@ export interface FileSystemHelperOptions {
 export async function runFileSystemHelper(docker: Docker, options: FileSystemHelperOptions): Promise<FileSystemHelperRun> {
   const sandboxId = newId('keep');
   const labels = {
-    ...sandboxLabels({ version: corralVersion(), ownerId: OWNER_ID, sandboxId, expiresAtMs: Date.now() + (options.lifetimeMs ?? options.timeoutMs + 60_000), specHash: options.image }),
+    ...sandboxLabels({
+      version: corralVersion(),
+      ownerId: OWNER_ID,
+      sandboxId,
+      expiresAtMs: Date.now() + (options.lifetimeMs ?? options.timeoutMs + 60_000),
+      specHash: options.image,
+    }),
     'corral.task': options.task.name,
   };
   const inputName = `.corral-${sandboxId.replace('_', '-')}-${basename(options.input)}`;
@@ -64,8 +74,9 @@ export async function runFileSystemHelper(docker: Docker, options: FileSystemHel
     ]);
     const attachment = await attachContainer(container);
     const stop = () => void container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-    void attachment.disconnected.then(() => attachment.endStdout());
     const reading = (options.readStdout ?? drain)(attachment.stdout, stop);
+    // Awaited after the container exits; a failure before then must not count as unhandled.
+    reading.catch(() => undefined);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -74,9 +85,18 @@ export async function runFileSystemHelper(docker: Docker, options: FileSystemHel
     options.abortSignal?.addEventListener('abort', stop, { once: true });
     try {
       await container.start();
-      const [waited] = await Promise.all([container.wait() as Promise<{ StatusCode?: number }>, reading]);
+      const waited = (await container.wait()) as { StatusCode?: number };
+      // The attach connection closes once the daemon has sent all output; stdout ends then (or after a grace).
+      await Promise.race([attachment.disconnected, delay(OUTPUT_GRACE_MS, undefined, { ref: false })]);
+      attachment.endStdout();
+      await reading;
       if (options.abortSignal?.aborted) throw new CorralError('ERR_ABORTED', 'cancelled while handling the final file system');
-      return { containerId: container.id, exitCode: timedOut ? null : (waited.StatusCode ?? null), timedOut, stderr: attachment.stderrLog.text().trim().slice(-2_000) };
+      return {
+        containerId: container.id,
+        exitCode: timedOut ? null : (waited.StatusCode ?? null),
+        timedOut,
+        stderr: attachment.stderrLog.text().trim().slice(-2_000),
+      };
     } finally {
       clearTimeout(timer);
       options.abortSignal?.removeEventListener('abort', stop);

@@ -105,7 +105,13 @@ export function reverifyExecutor(options: ReverifyExecutorOptions): RolloutExecu
       const trial = trialOf(source, task, outcome, { startedAt, totalMs: Math.round(performance.now() - clock), agentName: options.agentName, plan });
       await writeHarborTrial(
         options.directory,
-        harborTrialInput(task, trial, { trialName, rolloutIndex, modelName: options.modelName, datasetName: 'terminal', timeoutMultiplier: options.timeoutMultiplier }),
+        harborTrialInput(task, trial, {
+          trialName,
+          rolloutIndex,
+          modelName: options.modelName,
+          datasetName: 'terminal',
+          timeoutMultiplier: options.timeoutMultiplier,
+        }),
       );
       return reverifiedRecord(source, trialRecord(task, rolloutIndex, trial, { image: plan.fileSystem.image, trialName }), outcome, lineage);
     },
@@ -134,7 +140,12 @@ function trialOf(
   // A restore that failed is the sandbox's failure (boundary sandbox); a verifier without a reward is the rubric's.
   const restoreFailed = outcome.error?.details['phase'] === 'restore';
   const error = outcome.error
-    ? { code: outcome.error.code, message: outcome.error.message, phase: restoreFailed ? ('container' as const) : ('verifier' as const), details: { ...outcome.error.details } }
+    ? {
+        code: outcome.error.code,
+        message: outcome.error.message,
+        phase: restoreFailed ? ('container' as const) : ('verifier' as const),
+        details: { ...outcome.error.details },
+      }
     : null;
   return {
     task: task.name,

@@ -163,7 +163,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         : {}),
     });
     if (options.keepFinalFileSystem === true)
-      result.finalFileSystem = kept ?? { kept: false, changes: changes?.length ?? 0, bytes: 0, reason: 'the verifier phase failed before the commit, or the diff could not be read' };
+      result.finalFileSystem = kept ?? {
+        kept: false,
+        changes: changes?.length ?? 0,
+        bytes: 0,
+        reason: 'the verifier phase failed before the commit, or the diff could not be read',
+      };
     await collected;
     await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
     if (committed) container = undefined;
