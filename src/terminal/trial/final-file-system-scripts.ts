@@ -30,14 +30,22 @@ sys.stdout.buffer.flush()
 `;
 
 export const RESTORE_SCRIPT = `
-import os, shutil, sys, tarfile
+import errno, os, shutil, sys, tarfile
 def remove(path):
+    """False when the path is a mount point of this container (Docker's own, e.g. docker-init): left as it is."""
     if os.path.normpath(path) == '/':
-        return
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
+        return False
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+    except OSError as error:
+        if error.errno != errno.EBUSY:
+            raise
+        print('left in place (a mount point): ' + path, file=sys.stderr)
+        return False
+    return True
 archive = tarfile.open(sys.argv[1], 'r:gz')
 os.unlink(sys.argv[1])
 entries = []
@@ -45,12 +53,12 @@ for member in archive.getmembers():
     head, tail = os.path.split(member.name)
     if tail.startswith('.wh.'):
         remove(os.path.join('/', head, tail[4:]))
-    else:
-        entries.append(member)
-for member in entries:
+        continue
     target = os.path.join('/', member.name)
-    if not (member.isdir() and os.path.isdir(target) and not os.path.islink(target)):
-        remove(target)
+    if member.isdir() and os.path.isdir(target) and not os.path.islink(target):
+        entries.append(member)
+    elif remove(target):
+        entries.append(member)
 trusted = {'filter': 'fully_trusted'} if hasattr(tarfile, 'fully_trusted_filter') else {}
 archive.extractall('/', members=entries, numeric_owner=True, **trusted)
 archive.close()

@@ -25,6 +25,8 @@ export const FINAL_FILE_SYSTEM_FILE = 'final-file-system.tar.gz';
 /** The most tar (before gzip) a trial keeps; a larger change set is not kept, and its trial cannot be re-verified. */
 export const MAX_FINAL_FILE_SYSTEM_BYTES = 256 * 1024 * 1024;
 const CAPTURE_TIMEOUT_MS = 600_000;
+/** Files Docker itself mounts into a container (`Init: true`'s docker-init, where /sbin is or links to): not the agent's. */
+const DOCKER_MOUNT_POINTS = new Set(['/sbin/docker-init', '/usr/sbin/docker-init']);
 
 /** One entry of `docker diff`: Kind 0 changed, 1 added, 2 deleted. */
 export interface FileSystemChange {
@@ -64,7 +66,8 @@ export async function keepFinalFileSystem(
   let overLimit = false;
   try {
     const list = join(stage, 'changes.json');
-    await writeFile(list, JSON.stringify(input.changes.map((change) => [change.Path, change.Kind])));
+    const agentChanges = input.changes.filter((change) => !DOCKER_MOUNT_POINTS.has(change.Path));
+    await writeFile(list, JSON.stringify(agentChanges.map((change) => [change.Path, change.Kind])));
     const run = await runFileSystemHelper(docker, {
       task: input.task,
       image: input.committedImage,
