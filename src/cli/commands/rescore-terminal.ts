@@ -19,7 +19,8 @@ import type { TerminalTask } from '../../terminal/terminal-task.js';
 import { reverifyExecutor, reverifyPlan } from '../../terminal/trial/reverify-executor.js';
 import { runEvalFlow } from '../eval/eval-flow.js';
 import { runStamp } from '../eval/run-metadata.js';
-import { type TerminalSettings, requireDockerDaemon } from '../eval/terminal-run.js';
+import { requireDockerDaemon } from '../eval/require-docker-daemon.js';
+import type { TerminalSettings } from '../eval/terminal-run.js';
 import { newRunDirectory, sourceExamples } from './source-run-environment.js';
 
 export interface TerminalRescoreFlags {
@@ -28,12 +29,6 @@ export interface TerminalRescoreFlags {
   envArgs?: string;
   out?: string;
   progress: boolean;
-}
-
-/** True for a run `corral eval terminal` (or `corral eval <task folder>`) wrote, or a re-verification of one. */
-export function isTerminalSourceRun(run: SourceRun): boolean {
-  const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
-  return run.metadata['env'] === 'terminal' || source?.kind === 'task-folder';
 }
 
 /** Re-verifies a terminal run; returns the exit status (0 clean, 1 with errored records). */
@@ -81,7 +76,7 @@ export async function rescoreTerminalRun(
     throw new CorralError('TASK_ERR_NOT_FOUND', `${tasksDirectory} holds no task named ${absent.join(', ')} (trials of ${source.directory} to re-verify)`, {
       details: { path: tasksDirectory, tasks: absent },
     });
-  if (needed.length > 0) await requireDockerDaemon();
+  if (needed.length > 0) await requireDockerDaemon('corral rescore verifies terminal trials again');
   const directory = newRunDirectory(source, flags.out, 'rescore');
   const { docker, close: closeDocker } = openDockerConnection();
   const pending = new Set<Promise<unknown>>();

@@ -10,12 +10,11 @@ import { CorralError } from '../../core/errors.js';
 import { exampleOfRecord, trajectoryOfRecord } from '../../runner/replay/record-trajectory.js';
 import { rescoreExecutor } from '../../runner/replay/rescore-executor.js';
 import { formatScoreSpread, scoreSpread } from '../../runner/replay/score-spread.js';
-import { readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
+import { type SourceRun, readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
 import { assertRescorable, dryScore } from '../../runner/replay/trajectory-only-scoring.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { runStamp } from '../eval/run-metadata.js';
 import { runEvalFlow } from '../eval/eval-flow.js';
-import { isTerminalSourceRun, rescoreTerminalRun } from './rescore-terminal.js';
 import { environmentForSourceRun, newRunDirectory, positiveInteger, sourceExamples } from './source-run-environment.js';
 
 interface RescoreFlags {
@@ -50,6 +49,8 @@ export function registerRescoreCommand(program: Command): void {
       const source = readSourceRun(runDirectory);
       if (source.records.length === 0) throw new CorralError('RESCORE_ERR_RUN_NOT_FOUND', `${source.directory} holds no records to re-score`);
       if (isTerminalSourceRun(source)) {
+        // Loaded only here: the Docker and task-folder modules would slow every other rescore's start.
+        const { rescoreTerminalRun } = await import('./rescore-terminal.js');
         process.exitCode = await rescoreTerminalRun(source, flags, { repeats, concurrency, log });
         return;
       }
@@ -108,4 +109,10 @@ export function registerRescoreCommand(program: Command): void {
       });
       if (repeats > 1) process.stdout.write(`${formatScoreSpread(scoreSpread(written, repeats))}\n`);
     });
+}
+
+/** True for a run `corral eval terminal` (or `corral eval <task folder>`) wrote, or a re-verification of one. */
+function isTerminalSourceRun(run: SourceRun): boolean {
+  const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
+  return run.metadata['env'] === 'terminal' || source?.kind === 'task-folder';
 }

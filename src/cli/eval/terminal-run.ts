@@ -24,7 +24,6 @@ import type { Example } from '../../runner/contract/environment.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
-import { loadProvider } from '../../sandbox/registry.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
 import { ensureHostFolder } from '../../terminal/host-folder.js';
@@ -37,6 +36,7 @@ import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import type Docker from 'dockerode';
 import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
 import { queuedTerminalEvaluation } from './terminal-queue.js';
+import { requireDockerDaemon } from './require-docker-daemon.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
 import { taskExample, trialExecutor } from '../../terminal/trial/trial-executor.js';
 import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
@@ -274,20 +274,6 @@ async function writeTrialTrajectory(record: ResultRecord, details: Record<string
   const json = cliTrajectoryJson(record, { ...cli, model }, Number(details['model_calls'] ?? 0));
   await ensureHostFolder(agentDirectory);
   await writeCliTrajectory(agentDirectory, json);
-}
-
-/** Trials run only in Docker: a daemon that does not answer refuses the run before it starts. */
-export async function requireDockerDaemon(): Promise<void> {
-  const provider = await loadProvider('docker');
-  try {
-    const availability = await provider.available();
-    if (!availability.ok)
-      throw new CorralError('SBX_ERR_UNAVAILABLE', `corral eval terminal runs its trials in Docker: ${availability.reason}`, {
-        details: { ...availability.detail },
-      });
-  } finally {
-    await provider.close();
-  }
 }
 
 export const usesModel = (agentName: string) => agentName === 'openai' || CLI_AGENT_NAMES.includes(agentName);
