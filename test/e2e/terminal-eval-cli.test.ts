@@ -148,9 +148,9 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
     });
     afterAll(async () => model?.close());
 
-    it('solves hello-world through the bash tool, run in the task container (-r 2, pass@k); each trial keeps its final file system', async () => {
+    it('solves hello-world through the bash tool, run in the task container (-r 2, pass@k); with --keep-file-system each trial keeps its final file system', async () => {
       const args = ['eval', 'terminal', '--tasks', dataset, '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL];
-      const result = await runCorral([...args, '--api-key', 'test-key', '-r', '2', '-c', '4', '--out', out(), '--no-progress']);
+      const result = await runCorral([...args, '--api-key', 'test-key', '-r', '2', '-c', '4', '--keep-file-system', '--out', out(), '--no-progress']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/pass@2\s+1\.0000/);
       const records = readResults(out()).sort((a, b) => `${a.example_id}#${a.rollout_index}`.localeCompare(`${b.example_id}#${b.rollout_index}`));

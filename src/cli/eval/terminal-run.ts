@@ -65,6 +65,8 @@ export interface TerminalSettings {
   /** --no-internet: public tasks get no network either. */
   forbid_egress: boolean;
   base_image_map: string | null;
+  /** --keep-file-system: each trial keeps the agent's final file system for `corral rescore` (absent in older runs). */
+  keep_file_system?: boolean;
 }
 
 /**
@@ -186,7 +188,15 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, concurrencyCeiling(options), agent));
-    runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log, keepFinalFileSystem: true });
+    runtime = await openTrialRuntime({
+      docker,
+      tasks,
+      settings,
+      agent,
+      buildLogDirectory: join(directory, 'build-logs'),
+      log,
+      keepFinalFileSystem: settings.keep_file_system === true,
+    });
     const executor = runtime.executorFor(directory);
     return {
       execution: {
@@ -380,6 +390,7 @@ function resolveRun(
     timeout_multiplier: flags.timeoutMultiplier ?? 1,
     forbid_egress: flags.internet === false,
     base_image_map: flags.baseImageMap ? resolve(flags.baseImageMap) : null,
+    keep_file_system: flags.keepFileSystem === true,
   };
   const directory = options.out ? resolve(options.out) : defaultRunDirectory(TERMINAL_ENVIRONMENT, command.model ?? agentName);
   refuseOccupiedRunDirectory(directory);
@@ -390,7 +401,7 @@ function resolveRun(
 function terminalFlags(
   options: EvalOptions,
   environmentArgument: string | undefined,
-): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
+): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string; keepFileSystem?: boolean } {
   const raw = options as Record<string, unknown>;
   const folder = environmentArgument === undefined ? undefined : taskFolderArgument(environmentArgument);
   if (folder !== undefined && typeof raw['tasks'] === 'string' && resolve(raw['tasks']) !== folder)
@@ -403,6 +414,7 @@ function terminalFlags(
     ...(typeof raw['tasks'] === 'string' ? { tasks: raw['tasks'] } : typeof options.dataset === 'string' ? { tasks: options.dataset } : {}),
     ...(multiplier !== undefined ? { timeoutMultiplier: multiplier } : {}),
     ...(raw['internet'] === false ? { internet: false } : {}),
+    ...(raw['keepFileSystem'] === true ? { keepFileSystem: true } : {}),
     ...(typeof raw['baseImageMap'] === 'string' ? { baseImageMap: raw['baseImageMap'] } : {}),
   };
 }

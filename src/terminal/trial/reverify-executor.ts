@@ -37,7 +37,7 @@ export function reverifyPlan(record: ResultRecord, sourceDirectory: string): Rev
   if (!reachedVerifier) return { kind: 'copy' };
   const fileSystem = record.info['final_file_system'] as FinalFileSystemInfo | null | undefined;
   const missing = (reason: string): ReverifyPlan => (record.error ? { kind: 'copy' } : { kind: 'no-file-system', reason });
-  if (!fileSystem) return missing('its record has no info.final_file_system (the run was made before trials kept it, or its trials ran on queue workers)');
+  if (!fileSystem) return missing('the run kept no final file systems (`corral eval terminal --keep-file-system` keeps them; not for trials on queue workers)');
   if (!fileSystem.path) return missing(`it was not kept: ${fileSystem.reason ?? 'no reason recorded'}`);
   const archive = resolve(sourceDirectory, fileSystem.path);
   if (!archive.startsWith(`${sourceDirectory}${sep}`)) return missing(`its path ${fileSystem.path} leaves the run directory`);

@@ -42,7 +42,8 @@ describe('reverifyPlan', () => {
       const plan = reverifyPlan(record({ ...verified, ...info }), run);
       return plan.kind === 'no-file-system' ? plan.reason : plan.kind;
     };
-    expect(reason({})).toContain('no info.final_file_system');
+    expect(reason({})).toContain('the run kept no final file systems (`corral eval terminal --keep-file-system`');
+    expect(reason({ final_file_system: null })).toContain('kept no final file systems');
     expect(reason({ final_file_system: kept(null) })).toBe('it was not kept: too large');
     expect(reason({ final_file_system: kept('task__B/final-file-system.tar.gz') })).toContain('is missing');
     expect(reason({ final_file_system: kept('task__A/linked.tar.gz') })).toContain('is not a regular file');
