@@ -131,14 +131,21 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
     let dataset: string;
     const out = () => join(outRoot, 'openai');
     beforeAll(async () => {
-      // Stateless per trial: a bash call first (it also deletes a file of the image), then a final answer.
+      // Stateless per trial: a bash call first (it also deletes a file of the image, makes a link and changes a folder's
+      // mode, for the re-verification to find), then a final answer.
       model = await startScriptedModelServer((request) =>
         request.messages.at(-1)?.role === 'tool'
           ? { kind: 'text', content: 'hello.txt written' }
           : {
               kind: 'tool-calls',
               toolCalls: [
-                { name: 'bash', arguments: { command: "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1 && rm /etc/issue" } },
+                {
+                  name: 'bash',
+                  arguments: {
+                    command:
+                      "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1 && rm /etc/issue && ln -s hello.txt link.txt && chmod 750 /app",
+                  },
+                },
               ],
             },
       );
@@ -180,15 +187,16 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
     it('corral rescore --tasks <changed tests>: the verifier runs again on the kept file systems, the agent does not', async () => {
       const changed = join(outRoot, 'openai-tasks-changed');
       await cp(dataset, changed, { recursive: true });
-      // hello-world's tests now read what the agent left: half a point for "world" in hello.txt, and whether the
-      // file the agent deleted from the image is still gone.
+      // hello-world's tests now read what the agent left: half a point for "world" in hello.txt, whether the file the
+      // agent deleted from the image is still gone, its link, and the mode it gave /app.
       await writeFile(
         join(changed, 'hello-world/tests/test.sh'),
         [
           '#!/bin/bash',
           'reward=0; grep -q world /app/hello.txt && reward=0.5',
           'deleted=0; [ -e /etc/issue ] || deleted=1',
-          'echo "{\\"reward\\": $reward, \\"issue_deleted\\": $deleted}" > /logs/verifier/reward.json',
+          'link=0; [ "$(readlink /app/link.txt)" = hello.txt ] && link=1',
+          'echo "{\\"reward\\": $reward, \\"issue_deleted\\": $deleted, \\"link_kept\\": $link, \\"app_mode\\": $(stat -c %a /app)}" > /logs/verifier/reward.json',
           '',
         ].join('\n'),
       );
@@ -210,8 +218,10 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
         const trialName = record.info['trial_name'] as string;
         expect(existsSync(join(rescored, trialName, 'final-file-system.tar.gz'))).toBe(true);
         if (record.example_id === 'terminal-bench/hello-world') {
-          expect([record.reward, record['issue_deleted'], record.error]).toEqual([0.5, 1, null]);
-          expect(JSON.parse(await readFile(join(rescored, trialName, 'verifier', 'reward.json'), 'utf8'))).toEqual({ reward: 0.5, issue_deleted: 1 });
+          // What the agent did to the image's files is what the verifier sees: a file deleted, a link, a folder's mode.
+          expect([record.reward, record.error]).toEqual([0.5, null]);
+          expect(record.metrics).toEqual({ reward: 0.5, issue_deleted: 1, link_kept: 1, app_mode: 750 });
+          expect(JSON.parse(await readFile(join(rescored, trialName, 'verifier', 'reward.json'), 'utf8'))).toEqual(record.metrics);
         } else {
           // Unchanged tests, unchanged reward.
           expect([record.reward, record.error]).toEqual([before.reward, null]);
