@@ -313,6 +313,11 @@ export const ERROR_CODES = {
     transient: false,
     doc: "A rubric function reads the rollout's sandbox (its tools) or the state its tools left, which a saved trajectory does not hold: it declares readsSandbox, or touched tools/state during the dry scoring. That rubric cannot be re-scored offline.",
   },
+  RESCORE_ERR_NO_FILE_SYSTEM: {
+    audience: 'caller',
+    transient: false,
+    doc: "`corral rescore` of a terminal run: a scored trial has no kept final file system (the run predates keeping it, the agent's changes were over the size cap, or the archive is gone), so its verifier cannot run again; details.trials names each.",
+  },
   REPLAY_ERR_BAD_TURN: {
     audience: 'caller',
     transient: false,

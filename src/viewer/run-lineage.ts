@@ -34,12 +34,14 @@ function statement(run: Side, other: Side): string | null {
   return null;
 }
 
-/** " (package 1.2.0)", " (module sha256 1a2b3c4d…)", or nothing for a built-in. */
+/** " (package 1.2.0)", " (module sha256 1a2b3c4d…)", " (the tests of /tasks)", or nothing for a built-in. */
 function describeSource(source: unknown): string {
   if (typeof source !== 'object' || source === null) return '';
   const fields = source as Record<string, unknown>;
   if (fields['kind'] === 'package') return ` (package ${String(fields['version'])})`;
   if (fields['kind'] === 'module' && typeof fields['sha256'] === 'string') return ` (module sha256 ${fields['sha256'].slice(0, 12)})`;
   if (fields['kind'] === 'built-in') return ` (built-in, corral ${String(fields['corral_version'])})`;
+  // A terminal run re-verified: the tests that ran are the task folder's.
+  if (fields['kind'] === 'task-folder') return ` (the tests of ${String(fields['path'])})`;
   return '';
 }

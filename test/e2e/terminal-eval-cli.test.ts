@@ -2,10 +2,13 @@
  * `corral eval terminal` as a child process with the real Docker engine: the oracle scores 1 and nop 0 on every
  * task of terminal-tasks-harbor at -c 4, each run writes results.jsonl and Harbor's job layout (its result.json
  * fields are checked), and the openai agent, driven by the scripted model server, solves hello-world through the
- * bash tool running in the task container (-r 2: pass@k is reported); a task whose image cannot be built is errored
- * with its code while the others run, and --resume keeps what is done.
+ * bash tool running in the task container (-r 2: pass@k is reported), each trial keeping the agent's final file
+ * system, which `corral rescore --tasks <changed tests>` verifies again without the agent (no model call; the reward
+ * changes only for the task whose tests changed); a task whose image cannot be built is errored with its code while
+ * the others run, and --resume keeps what is done.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,37 +128,114 @@ describe.runIf(dockerAvailable && dataDir)('corral eval terminal', () => {
 
   describe('the openai agent', () => {
     let model: ScriptedModelServer;
+    let dataset: string;
+    const out = () => join(outRoot, 'openai');
     beforeAll(async () => {
-      // Stateless per trial: a bash call first, then a final answer once the tool result is in.
+      // Stateless per trial: a bash call first (it also deletes a file of the image, makes a link and changes a folder's
+      // mode, for the re-verification to find), then a final answer.
       model = await startScriptedModelServer((request) =>
         request.messages.at(-1)?.role === 'tool'
           ? { kind: 'text', content: 'hello.txt written' }
           : {
               kind: 'tool-calls',
-              toolCalls: [{ name: 'bash', arguments: { command: "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1" } }],
+              toolCalls: [
+                {
+                  name: 'bash',
+                  arguments: {
+                    command:
+                      "printf 'Hello, world!\\n' > hello.txt && pwd && cat /etc/os-release | head -1 && rm /etc/issue && ln -s hello.txt link.txt && chmod 750 /app",
+                  },
+                },
+              ],
             },
       );
+      dataset = join(outRoot, 'openai-tasks');
+      await cp(join(tasks(), 'hello-world'), join(dataset, 'hello-world'), { recursive: true });
+      await cp(join(FIXTURES, 'harbor/hello-exists'), join(dataset, 'hello-exists'), { recursive: true });
     });
     afterAll(async () => model?.close());
 
-    it('solves hello-world through the bash tool, run in the task container (-r 2, pass@k)', async () => {
-      const out = join(outRoot, 'openai');
-      const args = ['eval', 'terminal', '--tasks', join(tasks(), 'hello-world'), '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL];
-      const result = await runCorral([...args, '--api-key', 'test-key', '-r', '2', '-c', '2', '--out', out, '--no-progress']);
+    it('solves hello-world through the bash tool, run in the task container (-r 2, pass@k); with --keep-file-system each trial keeps its final file system', async () => {
+      const args = ['eval', 'terminal', '--tasks', dataset, '--agent', 'openai', '--model', 'scripted', '--base-url', model.baseURL];
+      const result = await runCorral([...args, '--api-key', 'test-key', '-r', '2', '-c', '4', '--keep-file-system', '--out', out(), '--no-progress']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/pass@2\s+1\.0000/);
-      const records = readResults(out);
-      expect(records.map((record) => [record.rollout_index, record.reward, record.error])).toEqual([
-        [0, 1, null],
-        [1, 1, null],
+      const records = readResults(out()).sort((a, b) => `${a.example_id}#${a.rollout_index}`.localeCompare(`${b.example_id}#${b.rollout_index}`));
+      expect(records.map((record) => [record.example_id, record.rollout_index, record.reward, record.error])).toEqual([
+        ['corral-fixtures/hello-exists', 0, 1, null],
+        ['corral-fixtures/hello-exists', 1, 1, null],
+        ['terminal-bench/hello-world', 0, 1, null],
+        ['terminal-bench/hello-world', 1, 1, null],
       ]);
-      const toolResult = records[0]!.completion.find((message) => message.role === 'tool');
+      const hello = records[2]!;
+      const toolResult = hello.completion.find((message) => message.role === 'tool');
       // The tool ran in the trial container: the task's working directory, the task image's Debian.
       expect(toolResult?.content).toContain('/app');
       expect(toolResult?.content).toContain('Debian');
-      expect(records[0]!.final_answer).toBe('hello.txt written');
-      const trial = await trialResultJson(out, (records[0]!.info as { trial_name: string }).trial_name);
+      expect(hello.final_answer).toBe('hello.txt written');
+      const trial = await trialResultJson(out(), (hello.info as { trial_name: string }).trial_name);
       expect(trial.agent_info).toMatchObject({ name: 'openai', model_info: { name: 'scripted' } });
+      for (const record of records) {
+        const kept = record.info['final_file_system'] as { path: string; image: string; changes: number; bytes: number };
+        expect(kept.path).toBe(`${(record.info as { trial_name: string }).trial_name}/final-file-system.tar.gz`);
+        expect(kept.image).toBe(record.info['image']);
+        expect(kept.changes).toBeGreaterThan(0);
+        expect(statSync(join(out(), kept.path)).size).toBe(kept.bytes);
+      }
+    }, 300_000);
+
+    it('corral rescore --tasks <changed tests>: the verifier runs again on the kept file systems, the agent does not', async () => {
+      const changed = join(outRoot, 'openai-tasks-changed');
+      await cp(dataset, changed, { recursive: true });
+      // hello-world's tests now read what the agent left: half a point for "world" in hello.txt, whether the file the
+      // agent deleted from the image is still gone, its link, and the mode it gave /app.
+      await writeFile(
+        join(changed, 'hello-world/tests/test.sh'),
+        [
+          '#!/bin/bash',
+          'reward=0; grep -q world /app/hello.txt && reward=0.5',
+          'deleted=0; [ -e /etc/issue ] || deleted=1',
+          'link=0; [ "$(readlink /app/link.txt)" = hello.txt ] && link=1',
+          'echo "{\\"reward\\": $reward, \\"issue_deleted\\": $deleted, \\"link_kept\\": $link, \\"app_mode\\": $(stat -c %a /app)}" > /logs/verifier/reward.json',
+          '',
+        ].join('\n'),
+      );
+      const modelCalls = model.requests.length;
+      const rescored = join(outRoot, 'openai-rescored');
+      const result = await runCorral(['rescore', out(), '--tasks', changed, '--out', rescored, '-c', '4', '--no-progress']);
+      expect(result.code, result.stderr).toBe(0);
+      // The agent did not run again: not one more model call.
+      expect(model.requests.length).toBe(modelCalls);
+      const source = new Map(readResults(out()).map((record) => [`${record.example_id}#${record.rollout_index}`, record]));
+      const records = readResults(rescored);
+      expect(records).toHaveLength(4);
+      for (const record of records) {
+        const key = `${record.example_id}#${record.rollout_index}`;
+        const before = source.get(key)!;
+        expect(record.lineage).toEqual({ kind: 'rescore', source_run: out(), source_record: key });
+        expect(record.completion).toEqual(before.completion);
+        expect(record.info['trial_name']).not.toBe(before.info['trial_name']);
+        const trialName = record.info['trial_name'] as string;
+        expect(existsSync(join(rescored, trialName, 'final-file-system.tar.gz'))).toBe(true);
+        if (record.example_id === 'terminal-bench/hello-world') {
+          // What the agent did to the image's files is what the verifier sees: a file deleted, a link, a folder's mode.
+          expect([record.reward, record.error]).toEqual([0.5, null]);
+          expect(record.metrics).toEqual({ reward: 0.5, issue_deleted: 1, link_kept: 1, app_mode: 750 });
+          expect(JSON.parse(await readFile(join(rescored, trialName, 'verifier', 'reward.json'), 'utf8'))).toEqual(record.metrics);
+        } else {
+          // Unchanged tests, unchanged reward.
+          expect([record.reward, record.error]).toEqual([before.reward, null]);
+        }
+        expect((await trialResultJson(rescored, trialName)).verifier_result).toMatchObject({ rewards: record.metrics });
+      }
+      expect(readMetadata(rescored)).toMatchObject({
+        env: 'terminal',
+        status: 'complete',
+        terminal: { tasks: changed },
+        lineage: { kind: 'rescore', source_run: out(), env: 'terminal', env_source: { kind: 'task-folder', path: changed } },
+      });
+      const job = JSON.parse(await readFile(join(rescored, 'result.json'), 'utf8')) as { n_total_trials: number; stats: { n_trials: number } };
+      expect([job.n_total_trials, job.stats.n_trials]).toEqual([4, 4]);
     }, 300_000);
   });
 });

@@ -359,19 +359,37 @@ describe('corral rescore, replay and export pairs', () => {
     } finally {
       await model.close();
     }
-    // A terminal run (its verifier needs the final file system) is refused by rescore and replay alike.
+    // A terminal run cannot be replayed; rescore verifies it again, and refuses one whose scored trials kept no final
+    // file system (a run made before trials kept it, or one over the size cap), naming each trial, before anything runs.
     const terminal = join(scratch, 'terminal-run');
     mkdirSync(terminal);
-    writeFileSync(join(terminal, 'results.jsonl'), readFileSync(join(source, 'results.jsonl')));
-    writeFileSync(join(terminal, 'metadata.json'), JSON.stringify({ env: 'terminal', env_source: { kind: 'task-folder', path: '/tasks' } }));
-    for (const command of [
-      ['rescore', terminal],
-      ['replay', terminal, '--from-turn', '2', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'],
-    ]) {
-      const refused = await runCorral(command);
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/RESCORE_ERR_NEEDS_SANDBOX: .* is a terminal run: its rewards come from each task's verifier/);
-    }
+    const trials = readResults(source)
+      .slice(0, 2)
+      .map((record, index) => ({
+        ...record,
+        task: 'terminal',
+        error: null,
+        info: {
+          trial_name: `task-${index}__old`,
+          verifier_phase: { exit_code: 0, timed_out: false },
+          ...(index === 1 ? { final_file_system: { path: null, image: 'corral-task/x:1', changes: 9, bytes: 0, reason: 'too large' } } : {}),
+        },
+      }));
+    writeFileSync(join(terminal, 'results.jsonl'), trials.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    writeFileSync(
+      join(terminal, 'metadata.json'),
+      JSON.stringify({ env: 'terminal', env_source: { kind: 'task-folder', path: '/tasks' }, terminal: { tasks: '/tasks' } }),
+    );
+    const replayRefused = await runCorral(['replay', terminal, '--from-turn', '2', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1']);
+    expect(replayRefused.code).toBe(2);
+    expect(replayRefused.stderr).toMatch(/RESCORE_ERR_NEEDS_SANDBOX: .* is a terminal run: its rewards come from each task's verifier/);
+    const rescoreRefused = await runCorral(['rescore', terminal, '--out', join(scratch, 'terminal-rescore')]);
+    expect(rescoreRefused.code).toBe(2);
+    expect(rescoreRefused.stderr).toMatch(/RESCORE_ERR_NO_FILE_SYSTEM: 2 trial\(s\) of .* kept no final file system/);
+    expect(rescoreRefused.stderr).toContain('task-0__old');
+    expect(rescoreRefused.stderr).toContain('task-1__old');
+    expect(rescoreRefused.stderr).toContain('it was not kept: too large');
+    expect(existsSync(join(scratch, 'terminal-rescore'))).toBe(false);
     const notARun = await runCorral(['rescore', join(scratch, 'nothing-here')]);
     expect(notARun.code).toBe(2);
     expect(notARun.stderr).toContain('RESCORE_ERR_RUN_NOT_FOUND');

@@ -57,6 +57,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--timeout-multiplier <x>', "terminal: multiplies every task's agent and verifier timeouts (default 1)")
     .option('--no-internet', "terminal: no network for tasks whose network_mode is public (the operator's veto)")
     .option('--base-image-map <file>', 'terminal: JSON {"FROM pattern": "local image"} tried before the built-in map')
+    .option('--keep-file-system', "terminal: keep each trial's final file system (the agent's changes) so `corral rescore` can verify it again")
     .option('--env-args <json>', 'environment arguments as a JSON object, validated by the environment\'s argsSchema, e.g. \'{"difficulty":"hard"}\'')
     .option('--sampling <json>', 'sampling args passed to the model, e.g. \'{"temperature":0.7}\'')
     .option('--max-turns <n>', "override the environment's max turns")

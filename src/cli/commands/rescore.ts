@@ -2,14 +2,15 @@
  * `corral rescore <run-dir>`: the same trajectories scored again by an environment's parser and rubric (the run's
  * own, or `--env`, e.g. a newer version), into a new run directory through the one run driver and eval flow.
  * `--repeats N` scores each trajectory N times and reports the spread per metric (judge variance). Rubrics that read
- * the sandbox are refused before the run starts (RESCORE_ERR_NEEDS_SANDBOX); errored records stay errored.
+ * the sandbox are refused before the run starts (RESCORE_ERR_NEEDS_SANDBOX); errored records stay errored. A terminal
+ * run is verified again instead, by its tasks' tests as they are now or as `--tasks` has them (rescore-terminal.ts).
  */
 import type { Command } from 'commander';
 import { CorralError } from '../../core/errors.js';
 import { exampleOfRecord, trajectoryOfRecord } from '../../runner/replay/record-trajectory.js';
 import { rescoreExecutor } from '../../runner/replay/rescore-executor.js';
 import { formatScoreSpread, scoreSpread } from '../../runner/replay/score-spread.js';
-import { readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
+import { type SourceRun, readSourceRun, sourceRolloutsPerExample } from '../../runner/replay/source-run.js';
 import { assertRescorable, dryScore } from '../../runner/replay/trajectory-only-scoring.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { runStamp } from '../eval/run-metadata.js';
@@ -18,6 +19,7 @@ import { environmentForSourceRun, newRunDirectory, positiveInteger, sourceExampl
 
 interface RescoreFlags {
   env?: string;
+  tasks?: string;
   envArgs?: string;
   repeats?: string;
   out?: string;
@@ -34,6 +36,7 @@ export function registerRescoreCommand(program: Command): void {
     .argument('<run-dir>', 'a run directory (results.jsonl + metadata.json)')
     .option('--env <env>', "the environment whose parser and rubric score (default: the run's own), e.g. a newer version or a module path")
     .option('--env-args <json>', "environment arguments as a JSON object (default: the run's)")
+    .option('--tasks <dir>', "a terminal run: the task folder(s) whose tests verify again (default: the run's), e.g. with changed tests")
     .option('--repeats <n>', 'score each trajectory n times: reward and metrics are the means, the spread per metric is reported', '1')
     .option('--out <dir>', 'the new run directory (default <run-dir>-rescore-<time> beside the run)')
     .option('-c, --concurrency <c>', 'trajectories scored at once', '8')
@@ -45,6 +48,17 @@ export function registerRescoreCommand(program: Command): void {
       const concurrency = positiveInteger('--concurrency', flags.concurrency, 8);
       const source = readSourceRun(runDirectory);
       if (source.records.length === 0) throw new CorralError('RESCORE_ERR_RUN_NOT_FOUND', `${source.directory} holds no records to re-score`);
+      if (isTerminalSourceRun(source)) {
+        // Loaded only here: the Docker and task-folder modules would slow every other rescore's start.
+        const { rescoreTerminalRun } = await import('./rescore-terminal.js');
+        process.exitCode = await rescoreTerminalRun(source, flags, { repeats, concurrency, log });
+        return;
+      }
+      if (flags.tasks !== undefined)
+        throw new CorralError(
+          'CFG_ERR_INVALID',
+          `--tasks applies to terminal runs; ${source.directory} is a ${String(source.metadata['env'] ?? 'non-terminal')} run`,
+        );
       const chosen = await environmentForSourceRun(source, flags, log);
       const { environment } = chosen;
       assertRescorable(environment);
@@ -95,4 +109,10 @@ export function registerRescoreCommand(program: Command): void {
       });
       if (repeats > 1) process.stdout.write(`${formatScoreSpread(scoreSpread(written, repeats))}\n`);
     });
+}
+
+/** True for a run `corral eval terminal` (or `corral eval <task folder>`) wrote, or a re-verification of one. */
+function isTerminalSourceRun(run: SourceRun): boolean {
+  const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
+  return run.metadata['env'] === 'terminal' || source?.kind === 'task-folder';
 }

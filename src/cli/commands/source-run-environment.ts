@@ -68,13 +68,16 @@ export function positiveInteger(flag: string, value: string | undefined, fallbac
   return parsed;
 }
 
-/** A terminal run's reward is its task's verifier, run in the agent's final file system, which the run does not keep. */
+/**
+ * A terminal run's reward is its task's verifier in the agent's final file system: `corral rescore` verifies it again
+ * (rescore-terminal.ts); a replay cannot continue it.
+ */
 function refuseTerminalRun(run: SourceRun): void {
   const source = run.metadata['env_source'] as { kind?: unknown } | undefined;
   if (run.metadata['env'] !== 'terminal' && source?.kind !== 'task-folder') return;
   throw new CorralError(
     'RESCORE_ERR_NEEDS_SANDBOX',
-    `${run.directory} is a terminal run: its rewards come from each task's verifier in the agent's final file system, which the run does not keep, so it cannot be re-scored or replayed from its trajectories (re-verifying terminal runs is not built yet)`,
+    `${run.directory} is a terminal run: its rewards come from each task's verifier in the agent's final file system, so it cannot be replayed from its trajectories (\`corral rescore\` verifies its trials again)`,
     { details: { path: run.directory } },
   );
 }

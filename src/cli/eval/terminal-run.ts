@@ -22,7 +22,6 @@ import type { Example } from '../../runner/contract/environment.js';
 import { type ResultRecord, resultKey } from '../../runner/trajectory/result-record.js';
 import { ResultsWriter } from '../../runner/trajectory/results-writer.js';
 import { openDockerConnection } from '../../sandbox/docker/docker-connection.js';
-import { loadProvider } from '../../sandbox/registry.js';
 import { loadBaseImageMap } from '../../terminal/base-image-map.js';
 import { loadTaskDataset } from '../../terminal/dataset-loader.js';
 import { ensureHostFolder } from '../../terminal/host-folder.js';
@@ -35,6 +34,7 @@ import type { TrialAgent } from '../../terminal/trial/trial-agent.js';
 import type Docker from 'dockerode';
 import type { RolloutExecutor } from '../../runner/run/rollout-executor.js';
 import { queuedTerminalEvaluation } from './terminal-queue.js';
+import { requireDockerDaemon } from './require-docker-daemon.js';
 import { TrialContainerPool } from '../../terminal/trial/trial-container-pool.js';
 import { taskExample, trialExecutor } from '../../terminal/trial/trial-executor.js';
 import { TERMINAL_ENVIRONMENT } from '../../terminal/trial/trial-record.js';
@@ -64,6 +64,8 @@ export interface TerminalSettings {
   /** --no-internet: public tasks get no network either. */
   forbid_egress: boolean;
   base_image_map: string | null;
+  /** --keep-file-system: each trial keeps the agent's final file system for `corral rescore` (absent in older runs). */
+  keep_file_system?: boolean;
 }
 
 /** What `corral eval` hands the one eval flow for a terminal run: the trial executor and how the run is described. */
@@ -168,7 +170,15 @@ export async function prepareTerminalEvaluation(options: EvalOptions, log: (line
     const stale = await removeUnrecordedTrialFolders(directory, written);
     if (stale.length > 0) log(`terminal: removed ${stale.length} trial folder(s) of an earlier attempt that no record stands for (rerun now)`);
     await writeHarborJobLayout(directory, harborJob(metadata, startedAt, plannedRollouts, null, settings, concurrencyCeiling(options), agent));
-    runtime = await openTrialRuntime({ docker, tasks, settings, agent, buildLogDirectory: join(directory, 'build-logs'), log });
+    runtime = await openTrialRuntime({
+      docker,
+      tasks,
+      settings,
+      agent,
+      buildLogDirectory: join(directory, 'build-logs'),
+      log,
+      keepFinalFileSystem: settings.keep_file_system === true,
+    });
     const executor = runtime.executorFor(directory);
     return {
       execution: {
@@ -204,6 +214,8 @@ export async function openTrialRuntime(input: {
   agent: TrialAgent;
   buildLogDirectory: string;
   log: (line: string) => void;
+  /** Each trial keeps the agent's final file system in its folder for `corral rescore` (a local run's folders; not a worker's). */
+  keepFinalFileSystem?: boolean;
 }): Promise<TrialRuntime> {
   const { docker, tasks, settings, agent, log } = input;
   const policy = { forbidEgress: settings.forbid_egress };
@@ -233,6 +245,7 @@ export async function openTrialRuntime(input: {
           timeoutMultiplier: settings.timeout_multiplier,
           policy,
           modelName: usesModel(agent.name) ? agent.model : null,
+          keepFinalFileSystem: input.keepFinalFileSystem === true,
           afterTrial: (record, trial, trialDirectory) => writeTrialTrajectory(record, trial.agentPhase.details, join(trialDirectory, 'agent'), agent.model),
         }),
       close: () => pool.close(),
@@ -250,20 +263,6 @@ async function writeTrialTrajectory(record: ResultRecord, details: Record<string
   const json = cliTrajectoryJson(record, { ...cli, model }, Number(details['model_calls'] ?? 0));
   await ensureHostFolder(agentDirectory);
   await writeCliTrajectory(agentDirectory, json);
-}
-
-/** Trials run only in Docker: a daemon that does not answer refuses the run before it starts. */
-async function requireDockerDaemon(): Promise<void> {
-  const provider = await loadProvider('docker');
-  try {
-    const availability = await provider.available();
-    if (!availability.ok)
-      throw new CorralError('SBX_ERR_UNAVAILABLE', `corral eval terminal runs its trials in Docker: ${availability.reason}`, {
-        details: { ...availability.detail },
-      });
-  } finally {
-    await provider.close();
-  }
 }
 
 export const usesModel = (agentName: string) => agentName === 'openai' || CLI_AGENT_NAMES.includes(agentName);
@@ -370,6 +369,7 @@ function resolveRun(
     timeout_multiplier: flags.timeoutMultiplier ?? 1,
     forbid_egress: flags.internet === false,
     base_image_map: flags.baseImageMap ? resolve(flags.baseImageMap) : null,
+    keep_file_system: flags.keepFileSystem === true,
   };
   const directory = options.out ? resolve(options.out) : defaultRunDirectory(TERMINAL_ENVIRONMENT, command.model ?? agentName);
   refuseOccupiedRunDirectory(directory);
@@ -380,7 +380,7 @@ function resolveRun(
 function terminalFlags(
   options: EvalOptions,
   environmentArgument: string | undefined,
-): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string } {
+): { tasks?: string; timeoutMultiplier?: number; internet?: boolean; baseImageMap?: string; keepFileSystem?: boolean } {
   const raw = options as Record<string, unknown>;
   const folder = environmentArgument === undefined ? undefined : taskFolderArgument(environmentArgument);
   if (folder !== undefined && typeof raw['tasks'] === 'string' && resolve(raw['tasks']) !== folder)
@@ -393,6 +393,7 @@ function terminalFlags(
     ...(typeof raw['tasks'] === 'string' ? { tasks: raw['tasks'] } : typeof options.dataset === 'string' ? { tasks: options.dataset } : {}),
     ...(multiplier !== undefined ? { timeoutMultiplier: multiplier } : {}),
     ...(raw['internet'] === false ? { internet: false } : {}),
+    ...(raw['keepFileSystem'] === true ? { keepFileSystem: true } : {}),
     ...(typeof raw['baseImageMap'] === 'string' ? { baseImageMap: raw['baseImageMap'] } : {}),
   };
 }

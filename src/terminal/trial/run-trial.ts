@@ -7,6 +7,7 @@ import { ensureHostFolder } from '../host-folder.js';
 import type { TerminalTask } from '../terminal-task.js';
 import { runAgentPhase } from './agent-phase.js';
 import { collectFromContainer } from './container-archive.js';
+import { type FinalFileSystemOutcome, fileSystemChanges, keepFinalFileSystem } from './final-file-system.js';
 import type { TrialAgent, TrialAgentOutcome } from './trial-agent.js';
 import { AGENT_LOGS_DIRECTORY, type TrialNetworkPolicy } from './trial-container-options.js';
 import type { TrialContainerPool } from './trial-container-pool.js';
@@ -35,6 +36,8 @@ export interface TrialOptions {
   policy: TrialNetworkPolicy;
   rolloutIndex: number;
   abortSignal: AbortSignal;
+  /** Keep the agent's final file system in the trial folder, for re-verifying later (`corral rescore`); default false. */
+  keepFinalFileSystem?: boolean;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     error: null,
     agentPhase: { exitCode: null, timedOut: false, error: null, summary: null, details: {} },
     verifierPhase: null,
+    finalFileSystem: null,
     timings: { image_ms: options.imageMs, container_start_ms: 0, container_wait_ms: 0, agent_ms: 0, verifier_ms: 0, commit_ms: 0, test_ms: 0, total_ms: 0 },
     windows: { trial: { startedAt: started.toISOString(), finishedAt: '' } },
     directories: { trial: options.trialDirectory, agent: null, verifier: null, artifacts: null },
@@ -124,6 +128,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         ),
       );
     }
+    // The diff is read from the container itself (an image has none), before the commit lets the container go.
+    const changes = options.keepFinalFileSystem !== true ? undefined : await fileSystemChanges(options.docker, stopped.containerId).catch(() => undefined);
+    let kept: FinalFileSystemOutcome | undefined;
     // Collection and the commit both read the stopped container; the container goes once both are done.
     const collected = collectAgentFiles(options.docker, stopped.containerId, task, options.trialDirectory, result);
     const verifierWindow = windowStart();
@@ -141,7 +148,27 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
           await stopped.remove();
         });
       },
+      ...(changes
+        ? {
+            alongside: async (committedImage: string) => {
+              kept = await keepFinalFileSystem(options.docker, {
+                task,
+                committedImage,
+                changes,
+                trialDirectory: options.trialDirectory,
+                abortSignal: options.abortSignal,
+              });
+            },
+          }
+        : {}),
     });
+    if (options.keepFinalFileSystem === true)
+      result.finalFileSystem = kept ?? {
+        kept: false,
+        changes: changes?.length ?? 0,
+        bytes: 0,
+        reason: 'the verifier phase failed before the commit, or the diff could not be read',
+      };
     await collected;
     await writeAgentFiles(options.trialDirectory, agentPhase.files, result);
     if (committed) container = undefined;

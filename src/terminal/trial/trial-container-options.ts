@@ -146,3 +146,26 @@ export function verifierContainerOptions(
 }
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A helper container for the final file system (capture from the committed image, restore onto the task image): root
+ * with the trial's capabilities and limits, never a network, `python3 -I -S -c script args`, its output read over an
+ * attach stream (the log driver is none).
+ */
+export function fileSystemHelperOptions(
+  task: TerminalTask,
+  values: { image: string; name: string; labels: Record<string, string>; script: string; args: readonly string[] },
+): Docker.ContainerCreateOptions {
+  return {
+    name: values.name,
+    Image: values.image,
+    Entrypoint: ['python3'],
+    Cmd: ['-I', '-S', '-c', values.script, ...values.args],
+    User: '0:0',
+    WorkingDir: '/',
+    Env: [],
+    Labels: values.labels,
+    ...AGENT_STDIO,
+    HostConfig: hardenedHostConfig(task, { forbidEgress: true }),
+  };
+}

@@ -46,6 +46,11 @@ export interface TrialExecutorOptions {
   modelName: string | null;
   /** Harbor's dataset name in each trial's result.json (default "terminal"). */
   datasetName?: string;
+  /**
+   * Keep each trial's final file system in its folder (info.final_file_system), so `corral rescore` can verify it
+   * again; a local `corral eval terminal` run does, the environment check and the rollout API do not (default false).
+   */
+  keepFinalFileSystem?: boolean;
   /** Once a trial's folder and record exist: what the caller adds to the folder (a CLI agent's ATIF trajectory). */
   afterTrial?: (record: ResultRecord, trial: TrialResult, trialDirectory: string) => Promise<void>;
 }
@@ -91,6 +96,7 @@ export function trialExecutor(options: TrialExecutorOptions): RolloutExecutor {
           policy: options.policy,
           rolloutIndex,
           abortSignal,
+          keepFinalFileSystem: options.keepFinalFileSystem === true,
         });
       } catch (error) {
         // Cancelled (not recorded: --resume redoes it) or lost: a folder without result.json stands for no trial.

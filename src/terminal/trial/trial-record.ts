@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../runner/trajectory/messages.js';
 import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { type RolloutFailure, TRAJECTORY_VERSION } from '../../runner/trajectory/trajectory.js';
 import type { TerminalTask } from '../terminal-task.js';
+import { FINAL_FILE_SYSTEM_FILE, type FinalFileSystemOutcome } from './final-file-system.js';
 import type { TrialResult } from './trial-result.js';
 
 export const TERMINAL_ENVIRONMENT = 'terminal';
@@ -56,6 +57,7 @@ export function trialRecord(task: TerminalTask, rolloutIndex: number, trial: Tri
         error: trial.agentPhase.error,
       },
       verifier_phase: trial.verifierPhase ? { exit_code: trial.verifierPhase.exitCode, timed_out: trial.verifierPhase.timedOut } : null,
+      final_file_system: finalFileSystemInfo(trial.finalFileSystem, extra),
       windows: trial.windows,
     },
     reward: trial.error ? null : trial.reward,
@@ -69,6 +71,29 @@ export function trialRecord(task: TerminalTask, rolloutIndex: number, trial: Tri
     truncated: false,
     usage: (details['usage'] as ResultRecord['usage']) ?? null,
     attempts: 1,
+  };
+}
+
+/**
+ * info.final_file_system: where the agent's final file system is kept (`path`, relative to the run directory), the
+ * image its changes apply to, and their count and size; `path` null with a `reason` when it was not kept.
+ */
+export interface FinalFileSystemInfo {
+  path: string | null;
+  image: string | null;
+  changes: number;
+  bytes: number;
+  reason?: string;
+}
+
+export function finalFileSystemInfo(outcome: FinalFileSystemOutcome | null, extra: { image: string | null; trialName: string }): FinalFileSystemInfo | null {
+  if (!outcome) return null;
+  return {
+    path: outcome.kept ? `${extra.trialName}/${FINAL_FILE_SYSTEM_FILE}` : null,
+    image: extra.image,
+    changes: outcome.changes,
+    bytes: outcome.bytes,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
   };
 }
 

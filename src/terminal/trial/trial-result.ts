@@ -1,3 +1,5 @@
+import type { FinalFileSystemOutcome } from './final-file-system.js';
+
 /** What one trial produced: plain data the CLI turns into a results.jsonl record and Harbor's trial folder. */
 export type TrialPhase = 'image' | 'container' | 'agent' | 'verifier';
 
@@ -34,6 +36,8 @@ export interface TrialResult {
     details: Record<string, unknown>;
   };
   verifierPhase: { exitCode: number | null; timedOut: boolean } | null;
+  /** The agent's final file system as kept in the trial folder for re-verifying; null when the trial never reached the verifier or keeping was off. */
+  finalFileSystem: FinalFileSystemOutcome | null;
   /** ms per phase: image (build or cache check), container start, agent, verifier (commit included). */
   timings: {
     image_ms: number;

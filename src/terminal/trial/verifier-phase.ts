@@ -52,6 +52,8 @@ export async function runVerifierPhase(
     retire: (work: () => Promise<unknown>) => void;
     /** Called once the agent container is committed (it may be removed from then on). */
     onCommitted?: () => void;
+    /** Work on the committed image beside the verifier (keeping the final file system); the image goes once it is done. */
+    alongside?: (image: string) => Promise<void>;
   },
 ): Promise<VerifierOutcome> {
   const startedAt = performance.now();
@@ -63,12 +65,14 @@ export async function runVerifierPhase(
   let testMs = 0;
   let exitCode: number | null = null;
   let timedOut = false;
+  let beside: Promise<void> | undefined;
   try {
     const commitStart = performance.now();
     image = `${COMMITTED_TRIAL_REPOSITORY}:${sandboxId.replace('_', '-')}`;
     await docker.getContainer(agentContainerId).commit({ repo: COMMITTED_TRIAL_REPOSITORY, tag: sandboxId.replace('_', '-'), pause: false });
     commitMs = Math.round(performance.now() - commitStart);
     options.onCommitted?.();
+    beside = options.alongside?.(image);
     const timeoutMs = task.verifier.timeoutSec * options.timeoutMultiplier * 1000;
     const expiresAtMs = Date.now() + timeoutMs + 60_000;
     const labels = { ...sandboxLabels({ version: corralVersion(), ownerId: OWNER_ID, sandboxId, expiresAtMs, specHash: image }), 'corral.task': task.name };
@@ -102,6 +106,7 @@ export async function runVerifierPhase(
     });
     return { error: failure, exitCode, timedOut, logDirectory, durationMs: Math.round(performance.now() - startedAt), commitMs, testMs };
   } finally {
+    await beside?.catch(() => undefined);
     if (containerId)
       await docker
         .getContainer(containerId)
