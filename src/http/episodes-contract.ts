@@ -40,11 +40,7 @@ export type ScoreEpisodeBody = z.output<typeof scoreEpisodeBodySchema>;
 export function forkEpisodeBodySchema(maxForks: number) {
   return z
     .object({
-      n: z
-        .number()
-        .int()
-        .min(1)
-        .max(maxForks, `at most ${maxForks} children per fork (server setting server.maxEpisodeForks)`),
+      n: z.number().int().min(1).max(maxForks, `at most ${maxForks} children per fork (server setting server.maxEpisodeForks)`),
     })
     .strict();
 }

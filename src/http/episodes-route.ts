@@ -10,13 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
 import { type EpisodeConversationState, type EpisodeStepOutcome, stepEpisodeBodySchema } from './episode-step-contract.js';
-import {
-  type EpisodeDescription,
-  type EpisodeService,
-  createEpisodeBodySchema,
-  forkEpisodeBodySchema,
-  scoreEpisodeBodySchema,
-} from './episodes-contract.js';
+import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, forkEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
 import { EPISODE_STATUS_BY_CODE, episodeErrorAnswer } from './episodes-errors.js';
 import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';

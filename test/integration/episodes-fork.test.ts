@@ -159,7 +159,8 @@ describe.runIf(processBackend)('POST /v1/episodes/<id>/fork', () => {
     expect(forked.body.turn).toBe(2);
     expect(forked.body.episodes.map((episode: { id: string }) => episode.id)).toEqual(children);
     const created = (await request('GET', `/v1/episodes/${parent}`)).body;
-    for (const episode of forked.body.episodes) expect(episode).toMatchObject({ env: 'workbench', example_id: 'bench-1', prompt: created.prompt, tools: created.tools });
+    for (const episode of forked.body.episodes)
+      expect(episode).toMatchObject({ env: 'workbench', example_id: 'bench-1', prompt: created.prompt, tools: created.tools });
 
     for (const child of children) {
       const state = (await request('GET', `/v1/episodes/${child}/state`)).body;
@@ -268,7 +269,10 @@ describe.runIf(processBackend)('POST /v1/episodes/<id>/fork', () => {
     forkStateCalls.failAt = 4;
     try {
       const refused = await request('POST', `/v1/episodes/${parent}/fork`, { n: 4 });
-      expect(refused).toMatchObject({ status: 500, body: { error: { code: 'ENV_ERR_FORK_STATE_FAILED', message: expect.stringContaining('this copy is refused') } } });
+      expect(refused).toMatchObject({
+        status: 500,
+        body: { error: { code: 'ENV_ERR_FORK_STATE_FAILED', message: expect.stringContaining('this copy is refused') } },
+      });
     } finally {
       forkStateCalls.failAt = 0;
     }

@@ -22,7 +22,7 @@ import { episodeRecord } from './episode-record.js';
 
 type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
-export interface Ending {
+interface Ending {
   reason: EpisodeEndReason;
   environmentReason: string | null;
   reward: number;
@@ -93,7 +93,11 @@ export class EpisodeConversation {
   /** The child's conversation: a copy of this one now (messages, turns, events, token ids), continued independently. */
   copyFor(childId: string, childRollout: EnvironmentRollout): EpisodeConversation {
     const forkedFrom = { episode: this.id, turn: this.recorder.turns };
-    return new EpisodeConversation(childId, this.environment, childRollout, this.prompt, { recorder: this.recorder.fork(), messages: this.messages, forkedFrom });
+    return new EpisodeConversation(childId, this.environment, childRollout, this.prompt, {
+      recorder: this.recorder.fork(),
+      messages: this.messages,
+      forkedFrom,
+    });
   }
 
   /**
@@ -189,7 +193,9 @@ export class EpisodeConversation {
 
   private assertOpen(): void {
     if (this.running || this.forking)
-      throw new CorralError('EPISODE_ERR_BUSY', `episode ${this.id} is still taking the previous step or being forked; wait for its answer`, { details: { id: this.id } });
+      throw new CorralError('EPISODE_ERR_BUSY', `episode ${this.id} is still taking the previous step or being forked; wait for its answer`, {
+        details: { id: this.id },
+      });
     if (this.ending === null && this.failure === null) return;
     const failed = this.failure === null ? null : failureCode(this.failure);
     const why = this.ending ? `ended (${this.ending.reason})` : `errored (${failed}) on an earlier step`;
