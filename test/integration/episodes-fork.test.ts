@@ -4,7 +4,8 @@
  * its state (the environment's forkState hook when it has one) and of its conversation with the token ids stepped so
  * far; children and parent go on independently; a child's record carries the fork's lineage and its samples start
  * with the shared prefix. Refusals are typed (an isolate cannot fork, n out of bounds, the open-episode quota), and a
- * fork that cannot make every child leaves none behind.
+ * fork that cannot make every child leaves none behind. The per-principal episode quota is checked here too (creates
+ * and fork children alike), in process rather than in an e2e server of its own.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,19 +245,27 @@ describe.runIf(processBackend)('POST /v1/episodes/<id>/fork', () => {
     expect((await request('DELETE', `/v1/episodes/${parent}`)).status).toBe(204);
   }, 60_000);
 
-  it('counts children against the open-episode quota: a fork past it makes none (429)', async () => {
+  it('holds each principal to its open-episode quota, fork children counted: past it 429 and none made; a delete frees a slot', async () => {
     const parent = await newEpisode('workbench');
     await request('POST', `/v1/episodes/${parent}/tools/count`, { n: 1 });
     const first = await request('POST', `/v1/episodes/${parent}/fork`, { n: 4 });
     expect(first.status).toBe(201);
     const leasedBefore = leased();
     const refused = await request('POST', `/v1/episodes/${parent}/fork`, { n: 4 });
-    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxEpisodesPerPrincipal' } } });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxEpisodesPerPrincipal', limit: 8 } } });
     expect(leased()).toBe(leasedBefore);
-    // Three more fit exactly (1 + 4 + 3 = 8).
+    // Three more fit exactly (1 + 4 + 3 = 8); then a create is refused too, for alice only.
     const fits = await request('POST', `/v1/episodes/${parent}/fork`, { n: 3 });
     expect(fits.status).toBe(201);
-    for (const episode of [parent, ...first.body.ids, ...fits.body.ids]) expect((await request('DELETE', `/v1/episodes/${episode}`)).status).toBe(204);
+    expect((await request('POST', '/v1/episodes', { env: 'workbench', example_id: 'bench-1' })).status).toBe(429);
+    const bobs = await request('POST', '/v1/episodes', { env: 'workbench', example_id: 'bench-1' }, 'bob');
+    expect(bobs.status).toBe(201);
+    expect((await request('DELETE', `/v1/episodes/${first.body.ids[0]}`)).status).toBe(204);
+    const again = await request('POST', '/v1/episodes', { env: 'workbench', example_id: 'bench-1' });
+    expect(again.status).toBe(201);
+    expect((await request('DELETE', `/v1/episodes/${bobs.body.id}`, undefined, 'bob')).status).toBe(204);
+    for (const episode of [parent, again.body.id, ...first.body.ids.slice(1), ...fits.body.ids])
+      expect((await request('DELETE', `/v1/episodes/${episode}`)).status).toBe(204);
   }, 60_000);
 
   it('is all or nothing: when one child cannot be made, the children made are closed and nothing stays leased', async () => {

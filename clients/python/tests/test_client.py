@@ -13,6 +13,7 @@ import json
 import os
 import unittest
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 from corral_client import (
     AuthenticationError,
@@ -251,8 +252,8 @@ class ForkTest(unittest.TestCase):
             children = episode.fork(4)
             try:
                 self.assertEqual(len({child.id for child in children} | {episode.id}), 5)
-                samples = []
-                for child in children:
+
+                def continue_child(child):
                     self.assertEqual(child.forked_from_turn, 2)
                     state = child.state()
                     # The transcript starts with the parent's first two turns and their token ids.
@@ -268,7 +269,11 @@ class ForkTest(unittest.TestCase):
                     lineage = {"kind": "fork", "source_record": episode.id, "from_turn": 3}
                     self.assertEqual(record["lineage"], lineage)
                     self.assertEqual(len(record["samples"]), 1, record.get("samples_missing"))
-                    samples.append(record["samples"][0])
+                    return record["samples"][0]
+
+                # The children are independent episodes: continued side by side, as a trainer's batch would.
+                with ThreadPoolExecutor(max_workers=len(children)) as pool:
+                    samples = list(pool.map(continue_child, children))
                 # Every child's sample starts with the parent's two turns: sampled ids, the tool results between.
                 first, second = parent["tokens"]
                 seen = len(first["prompt_token_ids"]) + len(first["completion_token_ids"])
@@ -286,8 +291,8 @@ class ForkTest(unittest.TestCase):
                     episode.record()
                 self.assertEqual(not_done.exception.code, "EPISODE_ERR_NOT_DONE")
             finally:
-                for child in children:
-                    child.delete()
+                with ThreadPoolExecutor(max_workers=len(children)) as pool:
+                    list(pool.map(lambda child: child.delete(), children))
 
 
 class SandboxTest(unittest.TestCase):
