@@ -445,7 +445,7 @@ class EpisodeSocket:
         return self._call({"type": "step", "data": {"message": message}}, "observation")
 
     def state(self):
-        """{episode_id, step_count, messages, done, reward, reason}."""
+        """{episode_id, step_count, messages, tokens, forked_from, done, reward, reason}."""
         return self._call({"type": "state"}, "state")
 
     def close(self):
