@@ -45,6 +45,8 @@ export class EpisodeConversation {
   private readonly forkedFrom: ConversationCopy['forkedFrom'] | null;
   private ending: Ending | null = null;
   private failure: unknown = null;
+  /** Milliseconds from the episode's start to its end (the record's total_ms), once ended. */
+  private endedAtMs: number | null = null;
   private running = false;
   /** A fork is copying this conversation: steps wait their turn (EPISODE_ERR_BUSY), so every child sees one turn. */
   private forking = false;
@@ -117,7 +119,7 @@ export class EpisodeConversation {
       trajectory: this.recorder.snapshot(),
       ending: this.ending,
       failure: this.failure,
-      totalMs: this.recorder.now(),
+      totalMs: this.endedAtMs ?? this.recorder.now(),
       lineage: this.forkedFrom ? { kind: 'fork', source_record: this.forkedFrom.episode, from_turn: this.forkedFrom.turn + 1 } : undefined,
     });
   }
@@ -136,6 +138,7 @@ export class EpisodeConversation {
       return await this.take(message, body.tokens, options.abortSignal);
     } catch (error) {
       this.failure = error;
+      this.endedAtMs = this.recorder.now();
       throw error;
     } finally {
       this.running = false;
@@ -187,6 +190,7 @@ export class EpisodeConversation {
     const score = await this.rollout.score({ trajectory: this.recorder.snapshot() }, { abortSignal }).catch(throwAsRubricFailure);
     this.recorder.event({ type: 'score', durationMs: performance.now() - startedAt, reward: score.reward });
     this.recorder.finish(reason);
+    this.endedAtMs = this.recorder.now();
     this.ending = { reason, environmentReason, reward: score.reward, metrics: score.metrics, answer: score.answer };
     return this.ending;
   }
