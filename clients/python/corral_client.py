@@ -14,6 +14,10 @@
     with corral.episode("wordle", example_id="crane") as episode:   # or turn by turn: corral runs the tools
         result = episode.step({"role": "assistant", "content": "crane"})   # {"messages": [...], "done": ..., "reward"?}
 
+    with corral.episode("wordle", example_id="crane") as episode:   # fork: children continue from the current turn
+        children = episode.fork(4)                                   # Episodes with copies of sandbox, state, messages
+        print([child.step("crane")["reward"] for child in children], children[0].record()["lineage"])
+
     with corral.episode_socket() as env:                             # the same over one WebSocket (reset/step/state)
         observation = env.reset("wordle", example_id="crane")["observation"]
         print(env.step("crane"))                                     # {"observation": {"messages"}, "reward", "done"}
@@ -50,6 +54,7 @@ __all__ = [
     "EpisodeSocket",
     "Sandbox",
     "McpSession",
+    "tokens_of",
 ]
 
 __version__ = "0.1.0"
@@ -122,6 +127,21 @@ def _error_from_response(status, text):
         message = error.get("message", message)
     kind = _ERROR_BY_STATUS.get(status, ServerError if status >= 500 else CorralError)
     return kind(code, message, status, details)
+
+
+def tokens_of(completion):
+    """The token data of a chat completion as vLLM returns it (asked with logprobs: true and return_token_ids: true):
+    {prompt_token_ids, completion_token_ids, completion_logprobs} for Episode.step, or None when it has none."""
+    choice = (completion.get("choices") or [{}])[0]
+    prompt_ids = completion.get("prompt_token_ids") or choice.get("prompt_token_ids")
+    completion_ids = choice.get("token_ids")
+    if prompt_ids is None or completion_ids is None:
+        return None
+    tokens = {"prompt_token_ids": prompt_ids, "completion_token_ids": completion_ids}
+    entries = (choice.get("logprobs") or {}).get("content")
+    if entries is not None:
+        tokens["completion_logprobs"] = [entry["logprob"] for entry in entries]
+    return tokens
 
 
 class CorralClient:
@@ -342,6 +362,7 @@ class Episode:
         self.tools = info["tools"]
         self.mcp_url = info["mcpUrl"]
         self.expires_at = info["expiresAt"]
+        self.forked_from_turn = None
         self._path = "/v1/episodes/" + urllib.parse.quote(self.id, safe="")
 
     def call_tool(self, name, arguments=None):
@@ -353,17 +374,39 @@ class Episode:
         sandbox: {reward, metrics, answer}. Once per episode."""
         return self._client.request("POST", f"{self._path}/score", {"completion": completion})
 
-    def step(self, message):
+    def step(self, message, tokens=None):
         """One turn of your model: `message` is its assistant message (an OpenAI-style dict with content and/or
         tool_calls, or its text alone). Corral runs the tool calls on this episode's sandbox and state, or asks the
         environment for its reply, and answers {messages, done}: the messages to append (tool results, or the
         environment's user turns); once done also reward, metrics, answer and reason, scored over the conversation
-        stepped here."""
-        return self._client.request("POST", f"{self._path}/step", {"message": message})
+        stepped here. `tokens` ({prompt_token_ids, completion_token_ids, completion_logprobs?}, as your inference
+        server gave them for this message; see tokens_of) are kept for the episode's record and training samples."""
+        body = {"message": message}
+        if tokens is not None:
+            body["tokens"] = tokens
+        return self._client.request("POST", f"{self._path}/step", body)
 
     def state(self):
-        """The conversation stepped so far: {id, messages (prompt included), turns, done, reward, reason}."""
+        """The conversation stepped so far: {id, messages (prompt included), turns, tokens (per turn, as stepped),
+        forked_from ({episode, turn} for a fork's child, else None), done, reward, reason}."""
         return self._client.request("GET", f"{self._path}/state")
+
+    def fork(self, n):
+        """`n` new episodes that continue this one from its current turn: each with a copy of its sandbox's files,
+        its state and its conversation (token ids included); this episode is unchanged. All or nothing. Returns the
+        children as Episode objects (each an ordinary episode: step, state, record, delete; `forked_from_turn` says
+        where it starts)."""
+        answer = self._client.request("POST", f"{self._path}/fork", {"n": n})
+        children = [Episode(self._client, info) for info in answer["episodes"]]
+        for child in children:
+            child.forked_from_turn = answer["turn"]
+        return children
+
+    def record(self):
+        """The ended episode's result record (the layout of results.jsonl; `lineage` {kind: "fork", source_record:
+        the parent's id, from_turn} on a fork's child) with `samples`, its training samples built from the token ids
+        stepped. ConflictError (EPISODE_ERR_NOT_DONE) before the episode ended."""
+        return self._client.request("GET", f"{self._path}/record")
 
     def describe(self):
         return self._client.request("GET", self._path)
@@ -431,7 +474,7 @@ class EpisodeSocket:
         return self._call({"type": "step", "data": {"message": message}}, "observation")
 
     def state(self):
-        """{episode_id, step_count, messages, done, reward, reason}."""
+        """{episode_id, step_count, messages, tokens, forked_from, done, reward, reason}."""
         return self._call({"type": "state"}, "state")
 
     def close(self):

@@ -42,6 +42,8 @@ export const CONFIG_KEY_DOCS: Readonly<Record<string, string>> = {
   'server.maxLeasedSandboxesPerPrincipal': 'Sandboxes one principal may have leased at once; beyond it 429.',
   'server.maxRolloutRequestsPerPrincipal': 'Concurrent POST /v1/rollouts requests per principal; beyond it 429.',
   'server.maxEpisodesPerPrincipal': 'Episodes (POST /v1/episodes) one principal may hold open at once; beyond it 429.',
+  'server.maxEpisodeForks':
+    'Children one POST /v1/episodes/<id>/fork may ask for (n); more answers 400. Each child is an open episode of its principal, counted by maxEpisodesPerPrincipal.',
   'server.episodeIdleTtlMs':
     'An episode unused this long is released (its cleanup hook runs, its sandbox is freed); later calls answer 410 EPISODE_ERR_EXPIRED.',
   'data.dataDir': 'Folder with the evaluation data (wiki/, qa/, humaneval/, ...); `corral serve` loads wiki/*/pages.jsonl from it.',

@@ -76,6 +76,8 @@ export const serverConfigSchema = z
     maxRolloutRequestsPerPrincipal: z.number().int().positive().default(16),
     /** Episodes (POST /v1/episodes) one principal holds open at once; each may hold a sandbox, so this bounds them too. */
     maxEpisodesPerPrincipal: z.number().int().positive().default(256),
+    /** Children one POST /v1/episodes/<id>/fork may make (each also counts against maxEpisodesPerPrincipal). */
+    maxEpisodeForks: z.number().int().positive().default(32),
     /** An episode nobody used for this long is released (cleanup hook, sandbox); a trainer's model turn must fit inside it. */
     episodeIdleTtlMs: z
       .number()

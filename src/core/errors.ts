@@ -288,6 +288,16 @@ export const ERROR_CODES = {
     transient: false,
     doc: 'POST /v1/episodes/<id>/score on an episode driven by step: its reward comes with the step that ends it, over the conversation stepped on the server. HTTP 409.',
   },
+  EPISODE_ERR_NOT_DONE: {
+    audience: 'caller',
+    transient: false,
+    doc: 'GET /v1/episodes/<id>/record on an episode that has not ended: its record (and training samples) exist once a step answered done, or a step errored it. HTTP 409; step on.',
+  },
+  ENV_ERR_FORK_STATE_FAILED: {
+    audience: 'infrastructure',
+    transient: false,
+    doc: "Copying the environment's state into another rollout (an episode fork, setupScope 'example') failed: its forkState hook threw, or, without one, structuredClone refused the state (functions, sockets). No copy was made; keep state to plain data or define forkState.",
+  },
   RUBRIC_ERR_TOOL_FAILED: {
     audience: 'infrastructure',
     transient: false,

@@ -49,10 +49,36 @@ const assistantMessageSchema = z
     });
   });
 
+const tokenIdsSchema = z.array(z.number().int().nonnegative());
+
+/**
+ * The turn's tokens as the trainer's inference server gave them (vLLM: the response's prompt_token_ids,
+ * choices[0].token_ids and choices[0].logprobs.content[].logprob), kept on the episode's record so its training
+ * samples (and its forks' samples) are built from exactly these ids, never re-tokenised.
+ */
+export const stepTokensSchema = z
+  .object({
+    /** The whole prompt of this model call as the server tokenised it (chat template applied). */
+    prompt_token_ids: tokenIdsSchema,
+    /** The sampled tokens of the message. */
+    completion_token_ids: tokenIdsSchema,
+    /** One logprob per sampled token. */
+    completion_logprobs: z.array(z.number()).optional(),
+  })
+  .strict()
+  .superRefine((tokens, context) => {
+    if (tokens.completion_logprobs && tokens.completion_logprobs.length !== tokens.completion_token_ids.length)
+      context.addIssue({ code: 'custom', path: ['completion_logprobs'], message: 'one logprob per completion token id' });
+  });
+
+export type StepTokens = z.output<typeof stepTokensSchema>;
+
 export const stepEpisodeBodySchema = z
   .object({
     /** The model's turn: an assistant message, or its text alone (read as {role: 'assistant', content: text}). */
     message: z.preprocess((value) => (typeof value === 'string' ? { role: 'assistant', content: value } : value), assistantMessageSchema),
+    /** The message's token ids and logprobs, for training samples (optional). */
+    tokens: stepTokensSchema.optional(),
   })
   .strict();
 
@@ -91,6 +117,10 @@ export interface EpisodeConversationState {
   messages: readonly Record<string, unknown>[];
   /** Assistant turns taken. */
   turns: number;
+  /** The token data stepped with each turn (`turn` names it); turns stepped without tokens have none. */
+  tokens: readonly (StepTokens & { turn: number })[];
+  /** The episode this one was forked from and its turns then (lineage of its record); null for an episode created fresh. */
+  forkedFrom: { episode: string; turn: number } | null;
   done: boolean;
   reward: number | null;
   reason: EpisodeEndReason | 'errored' | null;

@@ -36,6 +36,23 @@ export const scoreEpisodeBodySchema = z
 
 export type ScoreEpisodeBody = z.output<typeof scoreEpisodeBodySchema>;
 
+/** POST /v1/episodes/<id>/fork: how many children, 1 to the server's cap (config server.maxEpisodeForks). */
+export function forkEpisodeBodySchema(maxForks: number) {
+  return z
+    .object({
+      n: z.number().int().min(1).max(maxForks, `at most ${maxForks} children per fork (server setting server.maxEpisodeForks)`),
+    })
+    .strict();
+}
+
+export type ForkEpisodeBody = z.output<ReturnType<typeof forkEpisodeBodySchema>>;
+
+/** What a fork made: the children, in order, and the parent's turns when it was forked (each child's first turns). */
+export interface EpisodeForkOutcome {
+  turn: number;
+  episodes: EpisodeDescription[];
+}
+
 /** A tool as OpenAI chat completions take it in `tools`, so a trainer passes the list straight to its model. */
 export interface FunctionToolSpec {
   type: 'function';
@@ -96,6 +113,19 @@ export interface EpisodeService {
   step(id: string, body: StepEpisodeBody, options: EpisodeCallOptions): Promise<EpisodeStepOutcome>;
   /** The conversation stepped so far and whether it is done. */
   conversation(id: string, principal: string): EpisodeConversationState;
+  /**
+   * `n` new episodes of the same principal that continue this one from its current turn: each with a copy of its
+   * sandbox's files (one snapshot), of its state (the environment's forkState, else structuredClone) and of its
+   * conversation with the token ids stepped so far. The parent is unchanged. All or nothing. Throws
+   * EPISODE_ERR_BUSY, EPISODE_ERR_DONE, EPISODE_ERR_ALREADY_SCORED, SBX_ERR_UNSUPPORTED (a sandbox it holds cannot
+   * fork), ENV_ERR_FORK_STATE_FAILED, or an infrastructure error (sandbox, pool).
+   */
+  fork(id: string, body: ForkEpisodeBody, options: EpisodeCallOptions): Promise<EpisodeForkOutcome>;
+  /**
+   * The ended episode's result record (results.jsonl's layout; `lineage` on a fork's child) with its training
+   * samples (`samples`, and `samples_missing`: why there are none). EPISODE_ERR_NOT_DONE before it ended.
+   */
+  record(id: string, principal: string): Record<string, unknown>;
   /**
    * The environment's rubric over the completion (after its answer parser), against the same sandbox; once per
    * episode. Refused (EPISODE_ERR_STEPPED) once the episode was stepped.

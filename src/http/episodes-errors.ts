@@ -15,6 +15,7 @@ export const EPISODE_STATUS_BY_CODE: Partial<Record<string, number>> = {
   EPISODE_ERR_DONE: 409,
   EPISODE_ERR_BUSY: 409,
   EPISODE_ERR_STEPPED: 409,
+  EPISODE_ERR_NOT_DONE: 409,
 };
 
 export interface EpisodeErrorAnswer {

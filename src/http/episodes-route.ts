@@ -3,13 +3,14 @@
  * tools, mcpUrl, expiresAt}; GET /v1/episodes/:id; POST /v1/episodes/:id/tools/:name (plain JSON arguments -> the
  * tool result); the MCP endpoint /v1/episodes/:id/mcp; POST /v1/episodes/:id/score {completion} -> {reward, metrics};
  * POST /v1/episodes/:id/step {message} -> {messages, done, reward?} and GET /v1/episodes/:id/state (the stepped
- * conversation); DELETE /v1/episodes/:id. The route holds no episode logic: it validates, charges the principal's quota and maps
+ * conversation); POST /v1/episodes/:id/fork {n} -> {ids, turn, episodes} and GET /v1/episodes/:id/record (the ended
+ * episode's result record with its samples); DELETE /v1/episodes/:id. The route holds no episode logic: it validates, charges the principal's quota and maps
  * the service's error codes to statuses.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CorralError } from '../core/errors.js';
 import { type EpisodeConversationState, type EpisodeStepOutcome, stepEpisodeBodySchema } from './episode-step-contract.js';
-import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
+import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, forkEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
 import { EPISODE_STATUS_BY_CODE, episodeErrorAnswer } from './episodes-errors.js';
 import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';
@@ -90,6 +91,33 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
     answer(reply, async () => conversationAnswer(service.conversation(request.params.id, principalOf(request)))),
   );
 
+  const forkBodySchema = forkEpisodeBodySchema(app.corral.config.server.maxEpisodeForks);
+  app.post<EpisodeRequest>('/v1/episodes/:id/fork', async (request, reply) => {
+    const body = forkBodySchema.safeParse(request.body ?? {});
+    if (!body.success) return reply.code(400).send(invalidRequestBody(body.error));
+    const principal = principalOf(request);
+    return answer(
+      reply,
+      async () => {
+        // The children are episodes like any: one unit of the open-episode quota each, held while they are made.
+        const held: (() => void)[] = [];
+        try {
+          for (let child = 0; child < body.data.n; child++) held.push(quotas.take('maxEpisodesPerPrincipal', principal, service.countOwnedBy(principal)));
+          const forked = await quotas.runAs(principal, () => service.fork(request.params.id, body.data, { principal, abortSignal: disconnectSignal(reply) }));
+          const episodes = forked.episodes.map((episode) => describe(request, episode));
+          return { ids: episodes.map((episode) => episode.id), turn: forked.turn, episodes };
+        } finally {
+          for (const release of held) release();
+        }
+      },
+      201,
+    );
+  });
+
+  app.get<EpisodeRequest>('/v1/episodes/:id/record', async (request, reply) =>
+    answer(reply, async () => service.record(request.params.id, principalOf(request))),
+  );
+
   app.delete<EpisodeRequest>('/v1/episodes/:id', async (request, reply) => answer(reply, () => service.release(request.params.id, principalOf(request))));
 
   // MCP bodies reach the SDK as raw text (its own parse errors and 415s), so this route gets a scope of its own.
@@ -138,5 +166,14 @@ export function stepAnswer(outcome: EpisodeStepOutcome) {
 }
 
 export function conversationAnswer(state: EpisodeConversationState) {
-  return { id: state.id, messages: state.messages, turns: state.turns, done: state.done, reward: state.reward, reason: state.reason };
+  return {
+    id: state.id,
+    messages: state.messages,
+    turns: state.turns,
+    tokens: state.tokens,
+    forked_from: state.forkedFrom,
+    done: state.done,
+    reward: state.reward,
+    reason: state.reason,
+  };
 }

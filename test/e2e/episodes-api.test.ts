@@ -258,22 +258,3 @@ describe.runIf(processBackend)('episode expiry', () => {
     expect(await server.call('GET', `/v1/episodes/${episode.id}`, undefined, 'mallory')).toMatchObject({ status: 404 });
   });
 });
-
-describe.runIf(processBackend)('episode quota', () => {
-  let server: EpisodeServer;
-  beforeAll(async () => {
-    server = await startEpisodeServer({ maxEpisodesPerPrincipal: 2 });
-  });
-  afterAll(async () => server?.close());
-
-  it('bounds open episodes per principal with the server quota (429)', async () => {
-    const first = await server.call('POST', '/v1/episodes', { env: 'tally', example_id: 'tally-0' });
-    const second = await server.call('POST', '/v1/episodes', { env: 'tally', example_id: 'tally-1' });
-    const third = await server.call('POST', '/v1/episodes', { env: 'tally', example_id: 'tally-0' });
-    expect([first.status, second.status, third.status]).toEqual([201, 201, 429]);
-    expect(third.body.error).toMatchObject({ code: 'HTTP_ERR_QUOTA_EXCEEDED', quota: 'maxEpisodesPerPrincipal', limit: 2 });
-    expect((await server.call('POST', '/v1/episodes', { env: 'tally', example_id: 'tally-0' }, 'bob')).status).toBe(201);
-    await server.call('DELETE', `/v1/episodes/${first.body.id}`);
-    expect((await server.call('POST', '/v1/episodes', { env: 'tally', example_id: 'tally-0' })).status).toBe(201);
-  });
-});

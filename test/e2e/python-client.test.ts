@@ -3,8 +3,9 @@
  * pip and setuptools (no package index: --no-index --no-build-isolation), then its unittest suite run against a real
  * `corral serve --env <the tally fixture> --env <the guess fixture>` child process (process backend) and a scripted
  * model: rollouts streamed from a built-in and the custom environment, episodes, sandboxes, MCP calls, typed errors,
- * and episodes stepped turn by turn over HTTP and over /ws/episodes, which must reach the reward `corral eval` (run
- * here with the same scripted model) gave the same conversation.
+ * episodes stepped turn by turn over HTTP and over /ws/episodes, which must reach the reward `corral eval` (run
+ * here with the same scripted model) gave the same conversation, and an episode forked at turn 2 into 4 children
+ * that continue from its messages and token ids (episode.fork).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -37,13 +38,16 @@ const pythonReady = gate('python3 with pip, setuptools and wheel', pipProbe.stat
 const processBackend = await backendAvailable('process');
 
 /**
- * Calls peek once, then answers with what the tool returned (the tally environment's secret word). Offered no tools
- * (the guess environment), it guesses 5, then 7 when told "higher".
+ * Calls peek once (twice when the prompt says "Peek twice": the fork test's two turns), then answers with what the
+ * tool returned (the tally environment's secret word). Offered no tools (the guess environment), it guesses 5, then 7
+ * when told "higher".
  */
 function script(body: ChatCompletionRequestBody): ModelReply {
   if (!body.tools?.length) return { kind: 'text', content: body.messages.at(-1)?.content === 'higher' ? '7' : '5' };
-  const toolResult = body.messages.find((message) => message.role === 'tool');
-  return toolResult ? { kind: 'text', content: String(toolResult.content) } : { kind: 'tool-calls', toolCalls: [{ name: 'peek', arguments: {} }] };
+  const toolResults = body.messages.filter((message) => message.role === 'tool');
+  const peeks = body.messages.some((message) => message.role === 'user' && String(message.content).startsWith('Peek twice')) ? 2 : 1;
+  if (toolResults.length >= peeks) return { kind: 'text', content: String(toolResults[0]!.content) };
+  return { kind: 'tool-calls', toolCalls: [{ name: 'peek', arguments: {} }] };
 }
 
 function run(

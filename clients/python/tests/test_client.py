@@ -2,7 +2,8 @@
 environment served by --env, a wiki corpus and a scripted model). Configuration comes from the environment:
 
     CORRAL_URL, CORRAL_TOKEN   the server and its bearer token
-    CORRAL_TEST_MODEL_URL      a scripted OpenAI-compatible model: calls peek once, then answers with the tool's text
+    CORRAL_TEST_MODEL_URL      a scripted OpenAI-compatible model with token ids: calls peek once (twice when the prompt
+                               starts with "Peek twice"), then answers with the tool's text
     CORRAL_TEST_IMPORT_MARKER  a module path a client names as its env; the server must refuse it without importing it
     CORRAL_TEST_EVAL_RESULTS   results.jsonl of `corral eval` run on the tally environment with that scripted model
     CORRAL_TEST_EVAL_GUESS_RESULTS  the same for the guess environment (it talks back; the model guesses 5, then 7)
@@ -12,6 +13,8 @@ import datetime
 import json
 import os
 import unittest
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 from corral_client import (
     AuthenticationError,
@@ -22,6 +25,7 @@ from corral_client import (
     McpError,
     NotFoundError,
     RolloutStream,
+    tokens_of,
 )
 
 URL = os.environ.get("CORRAL_URL", "http://127.0.0.1:7777")
@@ -263,6 +267,83 @@ class StepTest(unittest.TestCase):
             CorralClient(URL, token="wrong-token").episode_socket()
         self.assertEqual(refused.exception.status, 401)
         self.assertTrue(isinstance(refused.exception, CorralError))
+
+
+def chat(messages, tools):
+    """One turn of the scripted model, asked for token ids and logprobs as vLLM is: (assistant message, tokens)."""
+    body = {"model": "scripted", "messages": messages, "tools": tools, "logprobs": True, "return_token_ids": True}
+    url = MODEL["base_url"].rstrip("/") + "/chat/completions"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"},
+                                     method="POST")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        completion = json.loads(response.read())
+    return completion["choices"][0]["message"], tokens_of(completion)
+
+
+class ForkTest(unittest.TestCase):
+    """An episode forked at turn 2: every child continues from the parent's messages, token ids, state and files."""
+
+    def setUp(self):
+        self.corral = CorralClient(URL, token=TOKEN)
+
+    def test_forks_at_turn_two_into_four_children_that_share_the_prefix_and_its_token_ids(self):
+        example = {"id": "fork-me", "prompt": "Peek twice, then answer with the word.", "answer": "onyx"}
+        with self.corral.create_episode("tally", example=example) as episode:
+            messages = list(episode.prompt)
+            for _ in range(2):
+                message, tokens = chat(messages, episode.tools)
+                self.assertIsNotNone(tokens)
+                self.assertTrue(message.get("tool_calls"), message)
+                result = episode.step(message, tokens=tokens)
+                self.assertFalse(result["done"])
+                messages += [message, *result["messages"]]
+            parent = episode.state()
+            self.assertEqual(parent["turns"], 2)
+            self.assertEqual([entry["turn"] for entry in parent["tokens"]], [1, 2])
+            children = episode.fork(4)
+            try:
+                self.assertEqual(len({child.id for child in children} | {episode.id}), 5)
+
+                def continue_child(child):
+                    self.assertEqual(child.forked_from_turn, 2)
+                    state = child.state()
+                    # The transcript starts with the parent's first two turns and their token ids.
+                    self.assertEqual(state["messages"][:len(parent["messages"])], parent["messages"])
+                    self.assertEqual(state["tokens"][:2], parent["tokens"])
+                    self.assertEqual(state["forked_from"], {"episode": episode.id, "turn": 2})
+                    message, tokens = chat(state["messages"], child.tools)
+                    done = child.step(message, tokens=tokens)
+                    # The secret setup wrote came along in the child's sandbox copy, the peeks in its state copy.
+                    self.assertEqual((done["done"], done["reward"], done["answer"]), (True, 1, "onyx"))
+                    self.assertEqual(done["metrics"], {"correct": 1, "secret_in_sandbox": 1, "peeks": 2})
+                    record = child.record()
+                    lineage = {"kind": "fork", "source_record": episode.id, "from_turn": 3}
+                    self.assertEqual(record["lineage"], lineage)
+                    self.assertEqual(len(record["samples"]), 1, record.get("samples_missing"))
+                    return record["samples"][0]
+
+                # The children are independent episodes: continued side by side, as a trainer's batch would.
+                with ThreadPoolExecutor(max_workers=len(children)) as pool:
+                    samples = list(pool.map(continue_child, children))
+                # Every child's sample starts with the parent's two turns: sampled ids, the tool results between.
+                first, second = parent["tokens"]
+                seen = len(first["prompt_token_ids"]) + len(first["completion_token_ids"])
+                inserted = second["prompt_token_ids"][seen:]
+                prefix = first["completion_token_ids"] + inserted + second["completion_token_ids"]
+                for sample in samples:
+                    self.assertEqual(sample["prompt_ids"], first["prompt_token_ids"])
+                    self.assertEqual(sample["completion_ids"][:len(prefix)], prefix)
+                    mask = [1] * len(first["completion_token_ids"]) + [0] * len(inserted)
+                    mask += [1] * len(second["completion_token_ids"])
+                    self.assertEqual(sample["completion_mask"][:len(prefix)], mask)
+                # The parent is unchanged by its children's turns.
+                self.assertEqual(episode.state()["turns"], 2)
+                with self.assertRaises(ConflictError) as not_done:
+                    episode.record()
+                self.assertEqual(not_done.exception.code, "EPISODE_ERR_NOT_DONE")
+            finally:
+                with ThreadPoolExecutor(max_workers=len(children)) as pool:
+                    list(pool.map(lambda child: child.delete(), children))
 
 
 class SandboxTest(unittest.TestCase):

@@ -10,13 +10,15 @@
  * `respond` is asked after every turn without tool calls, the last one included, as in `corral eval`.
  */
 import { CorralError } from '../../core/errors.js';
-import type { EpisodeConversationState, EpisodeEndReason, EpisodeStepOutcome, StepEpisodeBody } from '../../http/episode-step-contract.js';
+import type { EpisodeConversationState, EpisodeEndReason, EpisodeStepOutcome, StepEpisodeBody, StepTokens } from '../../http/episode-step-contract.js';
 import { executeToolCalls } from '../../runner/agents/execute-tool-calls.js';
 import { answerWithoutReasoning } from '../../runner/agents/openai/reasoning-text.js';
-import type { Environment } from '../../runner/contract/environment.js';
+import type { Environment, Example } from '../../runner/contract/environment.js';
 import type { EnvironmentRollout } from '../../runner/contract/environment-rollout.js';
 import type { ChatMessage, ToolCallRequest } from '../../runner/trajectory/messages.js';
+import type { ResultRecord } from '../../runner/trajectory/result-record.js';
 import { TrajectoryRecorder } from '../../runner/trajectory/trajectory-recorder.js';
+import { episodeRecord } from './episode-record.js';
 
 type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
@@ -28,23 +30,38 @@ interface Ending {
   answer: string | null;
 }
 
+/** What a fork's child starts from: a copy of its parent's conversation at the parent's current turn. */
+interface ConversationCopy {
+  recorder: TrajectoryRecorder;
+  messages: readonly ChatMessage[];
+  forkedFrom: { episode: string; turn: number };
+}
+
 export class EpisodeConversation {
-  private readonly recorder = new TrajectoryRecorder();
+  private readonly recorder: TrajectoryRecorder;
   private readonly prompt: readonly ChatMessage[];
   /** The prompt, then every stepped message, as the trainer's model sees them (reasoning is not sent back). */
   private readonly messages: ChatMessage[];
+  private readonly forkedFrom: ConversationCopy['forkedFrom'] | null;
   private ending: Ending | null = null;
   private failure: unknown = null;
+  /** Milliseconds from the episode's start to its end (the record's total_ms), once ended. */
+  private endedAtMs: number | null = null;
   private running = false;
+  /** A fork is copying this conversation: steps wait their turn (EPISODE_ERR_BUSY), so every child sees one turn. */
+  private forking = false;
 
   constructor(
     private readonly id: string,
     private readonly environment: Environment,
     private readonly rollout: EnvironmentRollout,
     prompt: readonly ChatMessage[],
+    from?: ConversationCopy,
   ) {
     this.prompt = prompt;
-    this.messages = [...prompt];
+    this.messages = [...(from?.messages ?? prompt)];
+    this.recorder = from?.recorder ?? new TrajectoryRecorder();
+    this.forkedFrom = from?.forkedFrom ?? null;
   }
 
   /** True once a step was taken (the episode is then scored only by the step that ends it). */
@@ -57,10 +74,54 @@ export class EpisodeConversation {
       id: this.id,
       messages: this.messages,
       turns: this.recorder.turns,
+      tokens: this.recorder.snapshot().tokens as EpisodeConversationState['tokens'],
+      forkedFrom: this.forkedFrom,
       done: this.ending !== null || this.failure !== null,
       reward: this.ending?.reward ?? null,
       reason: this.failure !== null ? 'errored' : (this.ending?.reason ?? null),
     };
+  }
+
+  /**
+   * Holds the conversation for a fork until the returned function is called: refused like a step (EPISODE_ERR_BUSY
+   * while a step runs, EPISODE_ERR_DONE once ended), and steps sent meanwhile are refused with EPISODE_ERR_BUSY.
+   */
+  holdForFork(): () => void {
+    this.assertOpen();
+    this.forking = true;
+    return () => (this.forking = false);
+  }
+
+  /** The child's conversation: a copy of this one now (messages, turns, events, token ids), continued independently. */
+  copyFor(childId: string, childRollout: EnvironmentRollout): EpisodeConversation {
+    const forkedFrom = { episode: this.id, turn: this.recorder.turns };
+    return new EpisodeConversation(childId, this.environment, childRollout, this.prompt, {
+      recorder: this.recorder.fork(),
+      messages: this.messages,
+      forkedFrom,
+    });
+  }
+
+  /**
+   * The episode's result record once it ended (a step answered done, or a fault errored it), in the layout of a
+   * rollout's (results.jsonl), with its lineage when it was forked. EPISODE_ERR_NOT_DONE before that.
+   */
+  record(example: Example): ResultRecord {
+    if (this.ending === null && this.failure === null) {
+      throw new CorralError('EPISODE_ERR_NOT_DONE', `episode ${this.id} has not ended: its record exists once a step answers done`, {
+        details: { id: this.id, turns: this.recorder.turns },
+      });
+    }
+    return episodeRecord({
+      environment: this.environment,
+      example,
+      prompt: this.prompt,
+      trajectory: this.recorder.snapshot(),
+      ending: this.ending,
+      failure: this.failure,
+      totalMs: this.endedAtMs ?? this.recorder.now(),
+      lineage: this.forkedFrom ? { kind: 'fork', source_record: this.forkedFrom.episode, from_turn: this.forkedFrom.turn + 1 } : undefined,
+    });
   }
 
   /**
@@ -74,20 +135,22 @@ export class EpisodeConversation {
     this.assertKnownTools(message.tool_calls ?? []);
     this.running = true;
     try {
-      return await this.take(message, options.abortSignal);
+      return await this.take(message, body.tokens, options.abortSignal);
     } catch (error) {
       this.failure = error;
+      this.endedAtMs = this.recorder.now();
       throw error;
     } finally {
       this.running = false;
     }
   }
 
-  private async take(message: AssistantMessage, abortSignal: AbortSignal): Promise<EpisodeStepOutcome> {
+  private async take(message: AssistantMessage, tokens: StepTokens | undefined, abortSignal: AbortSignal): Promise<EpisodeStepOutcome> {
     const { recorder, environment, rollout } = this;
     const turn = recorder.startTurn();
     recorder.event({ type: 'model-response', turn, durationMs: 0 });
     recorder.message(message);
+    if (tokens) recorder.tokens({ turn, ...tokens });
     const { reasoning_content: _reasoning, ...resent } = message;
     this.messages.push(resent);
     const added: ChatMessage[] = [];
@@ -127,13 +190,16 @@ export class EpisodeConversation {
     const score = await this.rollout.score({ trajectory: this.recorder.snapshot() }, { abortSignal }).catch(throwAsRubricFailure);
     this.recorder.event({ type: 'score', durationMs: performance.now() - startedAt, reward: score.reward });
     this.recorder.finish(reason);
+    this.endedAtMs = this.recorder.now();
     this.ending = { reason, environmentReason, reward: score.reward, metrics: score.metrics, answer: score.answer };
     return this.ending;
   }
 
   private assertOpen(): void {
-    if (this.running)
-      throw new CorralError('EPISODE_ERR_BUSY', `episode ${this.id} is still taking the previous step; wait for its answer`, { details: { id: this.id } });
+    if (this.running || this.forking)
+      throw new CorralError('EPISODE_ERR_BUSY', `episode ${this.id} is still taking the previous step or being forked; wait for its answer`, {
+        details: { id: this.id },
+      });
     if (this.ending === null && this.failure === null) return;
     const failed = this.failure === null ? null : failureCode(this.failure);
     const why = this.ending ? `ended (${this.ending.reason})` : `errored (${failed}) on an earlier step`;

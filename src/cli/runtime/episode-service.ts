@@ -5,7 +5,7 @@
  * gets the prompt and tools, calls tools (plain JSON or the episode's MCP endpoint, both on the same sandbox and
  * state), sends its completion to be scored by the environment's rubric, and deletes the episode (cleanup hook).
  */
-import { type McpHttpHandler, createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { CorralError, ERROR_CODES, type ErrorCode } from '../../core/errors.js';
 import type {
   CreateEpisodeBody,
@@ -19,11 +19,14 @@ import { assembleToolServer } from '../../mcp/tool-server-assembly.js';
 import { toolsForToolsets } from '../../mcp/toolsets.js';
 import { agentPromptMessages } from '../../runner/agents/prompt-messages.js';
 import type { Environment, Example } from '../../runner/contract/environment.js';
+import { buildSamples } from '../../runner/samples/build-samples.js';
 import type { ChatMessage } from '../../runner/trajectory/messages.js';
 import { DatasetLookup } from './dataset-lookup.js';
 import { EpisodeConversation, throwAsRubricFailure } from './episode-conversation.js';
-import { type InProcessEnvironmentRollout, openEnvironmentRollout } from './environment-rollouts.js';
-import { EpisodeStore, type StoredEpisode } from './episode-store.js';
+import { openEnvironmentRollout } from './environment-rollouts.js';
+import { forkEpisode } from './episode-fork.js';
+import { type OpenEpisode, assembleOpenEpisode } from './episode-open.js';
+import { EpisodeStore } from './episode-store.js';
 import { exampleSandboxSource } from './example-sandbox-source.js';
 import type { ServedEnvironments } from './served-environments.js';
 import type { ToolRuntime } from './tool-runtime.js';
@@ -36,19 +39,6 @@ export interface EpisodeServiceOptions {
   /** config.server: episodeIdleTtlMs and bodyLimitBytes (the MCP endpoint's request cap). */
   server: { episodeIdleTtlMs: number; bodyLimitBytes: number };
   log?: (details: Record<string, unknown>, message: string) => void;
-}
-
-interface OpenEpisode extends StoredEpisode {
-  readonly rollout: InProcessEnvironmentRollout;
-  readonly description: Omit<EpisodeDescription, 'expiresAtMs'>;
-  /** The episode's MCP endpoint, made on its first request (most trainers call tools with plain JSON). */
-  mcp: McpHttpHandler | undefined;
-  /** The conversation the trainer steps (step API); unused by trainers that call tools and score themselves. */
-  readonly conversation: EpisodeConversation;
-  /** Scored through POST .../score (a stepped episode is scored by the step that ends it). */
-  scored: boolean;
-  /** Set when release begins, so a call still running on the episode's sandbox learns why it failed. */
-  released: boolean;
 }
 
 export function createEpisodeService(options: EpisodeServiceOptions): EpisodeService {
@@ -70,13 +60,8 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       const { example, trusted } = await exampleFor(environment, body);
       // A client's inline example cannot choose images or network: only the operator's datasets can.
       const source = exampleSandboxSource(options.runtime, environment, example, { trustExample: trusted });
-      const rollout = await openEnvironmentRollout({
-        environment,
-        example,
-        toolsetTools: toolsForToolsets(environment.toolsets, { wiki: options.runtime.wiki }),
-        sandboxSource: source,
-        abortSignal,
-      });
+      const toolsetTools = toolsForToolsets(environment.toolsets, { wiki: options.runtime.wiki });
+      const rollout = await openEnvironmentRollout({ environment, example, toolsetTools, sandboxSource: source, abortSignal });
       try {
         await rollout.runSetup({ abortSignal });
       } catch (error) {
@@ -85,29 +70,15 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
       }
       const id = EpisodeStore.newId();
       const prompt = agentPromptMessages(environment.systemPrompt, example);
-      const episode: OpenEpisode = {
+      const episode = assembleOpenEpisode({
         id,
         principal,
         rollout,
         conversation: new EpisodeConversation(id, environment, rollout, prompt),
-        scored: false,
-        released: false,
-        description: {
-          id,
-          env: environment.name,
-          exampleId: example.id,
-          prompt,
-          tools: rollout.tools.tools.map(functionSpecOf),
-        },
-        mcp: undefined,
-        idleFor: (idleMs) => rollout.sandboxes.idleFor(idleMs),
-        dispose: async () => {
-          episode.released = true;
-          await episode.mcp?.close().catch(() => undefined);
-          const failure = await rollout.close();
-          if (failure) options.log?.({ err: failure, episode: id }, 'episode cleanup failed');
-        },
-      };
+        description: { id, env: environment.name, exampleId: example.id, prompt, tools: rollout.tools.tools.map(functionSpecOf) },
+        origin: { environment, example, toolsetTools, sandboxSource: source },
+        ...(options.log ? { log: options.log } : {}),
+      });
       try {
         store.add(episode);
       } catch (error) {
@@ -165,6 +136,35 @@ export function createEpisodeService(options: EpisodeServiceOptions): EpisodeSer
     },
 
     conversation: (id, principal) => store.get(id, principal).conversation.state(),
+
+    async fork(id, body, { principal, abortSignal }) {
+      const parent = store.get(id, principal);
+      if (parent.scored) throw new CorralError('EPISODE_ERR_ALREADY_SCORED', `episode ${id} was scored through /score; there is no turn left to fork from`);
+      const turn = parent.conversation.state().turns;
+      let children: Awaited<ReturnType<typeof forkEpisode>>;
+      try {
+        children = await forkEpisode(parent, { count: body.n, abortSignal, ...(options.log ? { log: options.log } : {}) });
+      } catch (error) {
+        throw parent.released ? releasedDuring(id, error) : error;
+      }
+      const added: OpenEpisode[] = [];
+      try {
+        for (const child of children) added.push((store.add(child), child));
+      } catch (error) {
+        // The server began shutting down: none of the children is handed out.
+        await Promise.all(children.map((child) => (added.includes(child) ? store.remove(child.id, principal) : child.dispose())));
+        throw error;
+      }
+      return { turn, episodes: children.map(describe) };
+    },
+
+    record(id, principal) {
+      const episode = store.get(id, principal);
+      const record = episode.conversation.record(episode.origin.example);
+      // The one sample builder, as POST /v1/rollouts with samples: true: a fork's children share their prefix's ids.
+      const built = buildSamples(record);
+      return { ...record, samples: built.samples, samples_missing: built.missing };
+    },
 
     async score(id, body, { principal, abortSignal }): Promise<EpisodeScore> {
       const episode = store.get(id, principal);

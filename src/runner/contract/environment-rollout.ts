@@ -48,8 +48,9 @@ export interface EnvironmentRollout<State = unknown> {
    */
   runSetup(options?: { abortSignal?: AbortSignal }): Promise<void>;
   /**
-   * After setup: this rollout's state (structuredClone) and sandbox files, for open({ from }). Throws
-   * ENV_ERR_SETUP_FAILED when the state cannot be cloned, SBX_ERR_UNSUPPORTED when the sandbox cannot fork.
+   * After setup: a copy of this rollout's state (the environment's forkState, else structuredClone) and its sandbox
+   * files, for open({ from }). Throws ENV_ERR_FORK_STATE_FAILED when the state cannot be copied, SBX_ERR_UNSUPPORTED
+   * when the sandbox cannot fork.
    */
   checkpoint(options?: { abortSignal?: AbortSignal }): Promise<RolloutCheckpoint>;
   /** True when a stop predicate holds over `trajectory`. A predicate that throws raises ENV_ERR_STOP_PREDICATE_FAILED. */

@@ -95,10 +95,17 @@ export interface EnvironmentInput<State = unknown, Args = unknown> {
   setup?(context: RolloutContext<State, Args>): Promise<void> | void;
   /**
    * 'rollout' (default): setup runs in every rollout's own sandbox. 'example': setup runs once per example in one
-   * sandbox, and each rollout of the group starts in a fork of it (its files, and a structuredClone of the state
-   * after setup; processes started by setup do not carry over). Needs a backend that can fork (docker, process).
+   * sandbox, and each rollout of the group starts in a fork of it (its files, and a copy of the state after setup
+   * (forkState, else structuredClone); processes started by setup do not carry over). Needs a backend that can fork (docker, process).
    */
   setupScope?: SetupScope;
+  /**
+   * A copy of `state` for a rollout that continues from it: an episode fork (POST /v1/episodes/<id>/fork) and
+   * setupScope 'example'. Default: structuredClone(state). Define it when state holds what structuredClone cannot
+   * copy (class instances whose methods matter, handles) or what the copies should share on purpose; the copy must not
+   * share anything a tool mutates. Called once per copy; a throw refuses the fork (ENV_ERR_FORK_STATE_FAILED).
+   */
+  forkState?(state: State): State;
   /** After scoring, always (also after a failure or a cancel); the sandbox is released afterwards. */
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   stopWhen?: StopPredicate<NoInfer<State>> | readonly StopPredicate<NoInfer<State>>[];
@@ -138,6 +145,7 @@ export interface Environment<State = unknown, Args = unknown> {
   state?(context: { example: Example; envArgs: Args }): State;
   setup?(context: RolloutContext<State, Args>): Promise<void> | void;
   readonly setupScope: SetupScope;
+  forkState?(state: State): State;
   cleanup?(context: RolloutContext<State, Args>): Promise<void> | void;
   readonly stopWhen: readonly StopPredicate<State>[];
   respond?(context: RespondContext<State, Args>): Promise<EnvironmentReply> | EnvironmentReply;
@@ -184,6 +192,7 @@ const environmentSchema = z
     state: optionalFunction('state'),
     setup: optionalFunction('setup'),
     setupScope: z.enum(SETUP_SCOPES).default('rollout'),
+    forkState: optionalFunction('forkState'),
     cleanup: optionalFunction('cleanup'),
     respond: optionalFunction('respond'),
     stopWhen: z.union([z.custom<StopPredicate>(isFunction), z.array(z.custom<StopPredicate>(isFunction, 'a stop predicate (a function)'))]).optional(),

@@ -37,15 +37,19 @@ export interface EnvironmentRolloutParts {
   snapshotSandbox?(options: { abortSignal?: AbortSignal }): Promise<RolloutCheckpoint['sandbox']>;
 }
 
-/** A deep copy of a state for another rollout; state that structuredClone cannot copy (functions, sockets) is refused. */
+/**
+ * A copy of a state for another rollout (setupScope 'example', an episode fork): the environment's forkState, else
+ * structuredClone. Throws ENV_ERR_FORK_STATE_FAILED when forkState throws or structuredClone refuses the state.
+ */
 export function copyRolloutState(environment: Environment, state: unknown): unknown {
   try {
-    return structuredClone(state);
+    return environment.forkState ? environment.forkState(state) : structuredClone(state);
   } catch (error) {
+    const how = environment.forkState ? 'its forkState hook threw' : 'structuredClone refused it';
     throw new CorralError(
-      'ENV_ERR_SETUP_FAILED',
-      `environment ${environment.name}: setupScope 'example' copies the state after setup into each rollout with structuredClone, which refused it (${(error as Error).message}); keep state to plain data`,
-      { cause: error, details: { hook: 'setup' } },
+      'ENV_ERR_FORK_STATE_FAILED',
+      `environment ${environment.name}: copying its state into another rollout failed: ${how} (${(error as Error).message}); keep state to plain data, or define forkState(state)`,
+      { cause: error, details: { hook: 'forkState' } },
     );
   }
 }

@@ -7,6 +7,7 @@ const ENVIRONMENT_CODES: ReadonlySet<string> = new Set([
   'ENV_ERR_CLEANUP_FAILED',
   'ENV_ERR_STOP_PREDICATE_FAILED',
   'ENV_ERR_RESPOND_FAILED',
+  'ENV_ERR_FORK_STATE_FAILED',
   'ENV_ERR_INVALID_ARGS',
   // A model-free agent the environment module ships, using the agent API wrongly.
   'AGENT_ERR_MISUSE',

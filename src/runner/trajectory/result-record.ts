@@ -42,7 +42,7 @@ export interface ResultRecord {
   attempts: number;
   /** Set when live canaries quarantined the example (runner/run/canaries/): its oracle failed or its floor scored. */
   quarantine?: { example_id: string; reasons: string[]; oracle_reward: number | null; floor_reward: number | null; oracle_error: string | null };
-  /** A re-scored or replayed record: its source run and record (record-lineage.ts). */
+  /** A re-scored, replayed or forked record: its source run and record, or parent episode (record-lineage.ts). */
   lineage?: RecordLineage;
   /**
    * An environment with roles (docs/environments.md, "Several agents (roles)"): one entry per role in turn order, each

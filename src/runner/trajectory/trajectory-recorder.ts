@@ -5,23 +5,19 @@ import type { ChatMessage, TokenUsage, ToolCallRequest, TurnTokens } from './mes
 import type { EpisodeEndReason, RolloutFailure, Trajectory, TrajectoryEvent, UserModelCall } from './trajectory.js';
 
 export class TrajectoryRecorder {
-  private readonly trajectory: Trajectory = {
-    completion: [],
-    answer: null,
-    events: [],
-    toolCalls: [],
-    turns: 0,
-    tokens: [],
-    failure: null,
-    truncated: false,
-    usage: null,
-    userCalls: [],
-    userUsage: null,
-  };
-  private readonly startedAt = performance.now();
+  private readonly trajectory: Trajectory;
+  private readonly startedAt: number;
 
-  constructor() {
-    this.event({ type: 'episode-start' });
+  /** `from`: continue a copy of another recorder's trajectory (fork()); otherwise a new episode starts now. */
+  constructor(from?: { trajectory: Trajectory; startedAt: number }) {
+    this.startedAt = from?.startedAt ?? performance.now();
+    this.trajectory = from ? structuredClone(from.trajectory) : emptyTrajectory();
+    if (!from) this.event({ type: 'episode-start' });
+  }
+
+  /** An independent copy that continues from here (an episode fork): later records go to one or the other, never both. */
+  fork(): TrajectoryRecorder {
+    return new TrajectoryRecorder({ trajectory: this.trajectory, startedAt: this.startedAt });
   }
 
   /** Milliseconds since the episode started. */
@@ -176,4 +172,20 @@ function parseArguments(text: string): Record<string, unknown> | string {
   } catch (error) {
     return `Error: tool arguments are not valid JSON (${(error as Error).message}). Send a JSON object matching the tool's input schema.`;
   }
+}
+
+function emptyTrajectory(): Trajectory {
+  return {
+    completion: [],
+    answer: null,
+    events: [],
+    toolCalls: [],
+    turns: 0,
+    tokens: [],
+    failure: null,
+    truncated: false,
+    usage: null,
+    userCalls: [],
+    userUsage: null,
+  };
 }

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { CorralError } from '../../core/errors.js';
 import type { SnapshotOptions } from '../snapshot.js';
+import { ArchiveBuffer } from './archive-buffer.js';
 
 const NSENTER_CANDIDATES = ['/usr/bin/nsenter', '/bin/nsenter'];
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -64,8 +65,7 @@ function runTar(
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
     });
-    const chunks: Buffer[] = [];
-    let sizeBytes = 0;
+    const packed = options.input === null ? new ArchiveBuffer(options.maxBytes) : null;
     let stderr = '';
     let failure: CorralError | undefined;
     const fail = (message: string) => {
@@ -82,10 +82,9 @@ function runTar(
     options.abortSignal?.addEventListener('abort', onAbort, { once: true });
     if (options.abortSignal?.aborted) onAbort();
     child.stdout.on('data', (chunk: Buffer) => {
-      if (options.input !== null) return;
-      sizeBytes += chunk.length;
-      if (sizeBytes > options.maxBytes) fail(`the archive passed ${options.maxBytes} bytes`);
-      else chunks.push(chunk);
+      if (packed === null || failure) return;
+      if (packed.length + chunk.length > options.maxBytes) fail(`the archive passed ${options.maxBytes} bytes`);
+      else packed.append(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)));
     child.stdin.on('error', () => undefined); // tar that exits early closes its stdin; its status says why
@@ -95,7 +94,7 @@ function runTar(
       clearTimeout(timer);
       options.abortSignal?.removeEventListener('abort', onAbort);
       if (failure) return reject(failure);
-      if (status !== null && options.acceptedStatuses.includes(status)) return resolve(Buffer.concat(chunks, sizeBytes));
+      if (status !== null && options.acceptedStatuses.includes(status)) return resolve(packed?.bytes() ?? Buffer.alloc(0));
       fail(`tar ended with ${signal ?? `status ${status}`}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
       reject(failure);
     });

@@ -50,6 +50,8 @@ function fakeService(overrides: Partial<EpisodeService> = {}) {
     score: unexpected('score') as EpisodeService['score'],
     step: unexpected('step') as EpisodeService['step'],
     conversation: unexpected('conversation') as EpisodeService['conversation'],
+    fork: unexpected('fork') as EpisodeService['fork'],
+    record: unexpected('record') as EpisodeService['record'],
     release: unexpected('release') as EpisodeService['release'],
     countOwnedBy: () => open.size,
     close: () => Promise.resolve(),
