@@ -26,6 +26,13 @@ interface LegacySession {
  */
 const ABANDONED_STREAM_GRACE_MS = 5_000;
 
+/**
+ * The SSE keep-alive comment's interval on a session's streams (the SDK's default is 15 s). undici (fetch, the SDK's
+ * client) closes the connection of a stream its client aborted only when the next bytes arrive, so the server hears
+ * of a dropped stream at the next keep-alive: measured at 15 s with the default, which held a closed session 20 s.
+ */
+const STREAM_KEEP_ALIVE_MS = 2_000;
+
 export interface LegacySessionOptions {
   /** A server with sandboxes of its own, for one new session of `principal`. */
   assemble(entry: ToolCatalogEntry, principal: string): ToolServerAssembly;
@@ -86,6 +93,7 @@ export class LegacySessionStore {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxRequestBodySize,
+      keepAliveMs: STREAM_KEEP_ALIVE_MS,
       onsessioninitialized: (id) => void this.sessions.set(id, { entry, principal, assembly, transport, openStreams: 0 }),
       onsessionclosed: (id) => this.close(id),
     });

@@ -32,6 +32,7 @@ export interface DiskWikiIndexOptions {
 }
 
 interface PassageRow {
+  readonly number: number;
   readonly page: number;
   readonly position: number;
   readonly length: number;
@@ -46,10 +47,10 @@ function invalid(path: string, reason: string, cause?: unknown): CorralError {
 }
 
 export class DiskWikiIndex {
-  private readonly documentFrequencyOf;
+  private readonly documentFrequencies;
   private readonly candidates;
   private readonly firstPostings;
-  private readonly passageRow;
+  private readonly passageRows;
   private readonly pageByOrdinal;
   private readonly pageById;
 
@@ -63,10 +64,11 @@ export class DiskWikiIndex {
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
   ) {
-    this.documentFrequencyOf = database.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
+    this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
     this.candidates = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?').pluck();
     this.firstPostings = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? LIMIT ?').pluck();
-    this.passageRow = database.prepare('SELECT page, position, length, terms FROM passage WHERE number = ?');
+    // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
+    this.passageRows = database.prepare('SELECT number, page, position, length, terms FROM passage WHERE number IN (SELECT value FROM json_each(?))');
     this.pageByOrdinal = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE ordinal = ?');
     this.pageById = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE id = ?');
   }
@@ -126,18 +128,18 @@ export class DiskWikiIndex {
   search(query: string, options: { readonly limit?: number } = {}): PageHit[] {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT));
     const queryTerms = [...new Set(termsOf(query))];
+    const frequencies = new Map((this.documentFrequencies.all(JSON.stringify(queryTerms)) as { term: string; df: number }[]).map((row) => [row.term, row.df]));
     const known: QueryTerm[] = [];
     for (const term of queryTerms) {
-      const documentFrequency = this.documentFrequencyOf.get(term) as number | undefined;
+      const documentFrequency = frequencies.get(term);
       if (documentFrequency !== undefined && documentFrequency > 0) known.push({ term, documentFrequency });
     }
     if (known.length === 0 || limit === 0) return [];
     const plan = planQuery(known, this.postingsBudget);
     const candidateLimit = Math.max(CANDIDATE_PASSAGES, limit * CANDIDATES_PER_RESULT);
     const best = new Map<number, { score: number; passage: PassageRow }>();
-    for (const number of this.candidatePassages(plan, candidateLimit)) {
-      const passage = this.passageRow.get(number) as PassageRow | undefined;
-      if (passage === undefined) continue;
+    const candidates = this.candidatePassages(plan, candidateLimit);
+    for (const passage of this.passageRows.all(JSON.stringify(candidates)) as PassageRow[]) {
       const score = scorePassageText(passage.terms, passage.length, plan.scored, this.statistics);
       const current = best.get(passage.page);
       if (current === undefined || score > current.score) best.set(passage.page, { score, passage });
