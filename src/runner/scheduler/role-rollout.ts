@@ -12,7 +12,7 @@ import { playRoles, rolePlayers } from './role-turns.js';
 import { describeFailure } from './rollout-error.js';
 import { abortReason, endReason, hasTokenData, roundMs } from './rollout-parts.js';
 import type { RolloutInput } from './run-rollout.js';
-import { toolSessionRollouts } from './tool-session-rollouts.js';
+import { openRolloutWithSetup } from './open-rollout.js';
 
 type Score = { reward: number; metrics: Record<string, number>; answer: string | null };
 
@@ -29,16 +29,10 @@ export async function runRoleRollout(input: RolloutInput, roles: readonly string
   let replyEnding: ReplyEnding | null = null;
   let rollout: EnvironmentRollout | undefined;
   try {
-    const factory = input.rollouts ?? toolSessionRollouts(environment, input.tools!);
-    rollout = await factory.open({ example, abortSignal });
-    const opened = rollout;
-    let setupDone = false;
-    try {
-      await opened.runSetup({ abortSignal });
-      setupDone = true;
-    } catch (error) {
-      first.recorder.fail(describeFailure(error, 'environment'));
-    }
+    const started = await openRolloutWithSetup(input, example, abortSignal, (failure) => first.recorder.fail(failure));
+    rollout = started.rollout;
+    const opened = started.rollout;
+    const setupDone = started.setupDone;
     const generationStart = performance.now();
     if (setupDone) {
       replyEnding = await playRoles({

@@ -18,7 +18,7 @@ import { type ReplyEnding, environmentReplyOf } from './environment-replies.js';
 import { runRoleRollout } from './role-rollout.js';
 import { describeFailure } from './rollout-error.js';
 import { abortReason, endReason, hasTokenData, roundMs } from './rollout-parts.js';
-import { toolSessionRollouts } from './tool-session-rollouts.js';
+import { openRolloutWithSetup } from './open-rollout.js';
 
 export interface RolloutInput {
   environment: Environment;
@@ -49,16 +49,10 @@ export async function runRollout(input: RolloutInput): Promise<ResultRecord> {
   let replyEnding: ReplyEnding | null = null;
   const prompt = agentPromptMessages(environment.systemPrompt, example);
   try {
-    const factory = input.rollouts ?? toolSessionRollouts(environment, input.tools!);
-    rollout = await factory.open({ example, abortSignal });
-    const opened = rollout;
-    let setupDone = false;
-    try {
-      await opened.runSetup({ abortSignal });
-      setupDone = true;
-    } catch (error) {
-      recorder.fail(describeFailure(error, 'environment'));
-    }
+    const started = await openRolloutWithSetup(input, example, abortSignal, (failure) => recorder.fail(failure));
+    rollout = started.rollout;
+    const opened = started.rollout;
+    const setupDone = started.setupDone;
     const generationStart = performance.now();
     if (setupDone) {
       try {
