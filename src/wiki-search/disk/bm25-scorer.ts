@@ -23,19 +23,31 @@ export function inverseDocumentFrequency(statistics: CorpusStatistics, documentF
   return Math.log(1 + (statistics.passageCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
+/** A term's BM25 weight in a passage apart from its idf: saturates with the term's frequency, falls with length. */
+export function frequencyWeight(frequency: number, length: number, statistics: CorpusStatistics): number {
+  return (frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / statistics.averageLength));
+}
+
+const SPACE = 32;
+
+/** How often `term` occurs as a whole token of the space-joined `termsText` (a scan with indexOf, no split). */
+export function occurrences(termsText: string, term: string): number {
+  if (term === '') return 0;
+  let count = 0;
+  for (let at = termsText.indexOf(term); at !== -1; at = termsText.indexOf(term, at + term.length)) {
+    const startsToken = at === 0 || termsText.charCodeAt(at - 1) === SPACE;
+    const endsToken = at + term.length === termsText.length || termsText.charCodeAt(at + term.length) === SPACE;
+    if (startsToken && endsToken) count += 1;
+  }
+  return count;
+}
+
 /** Score of one passage given as its space-joined terms and BM25 length; 0 when it holds none of the terms. */
 export function scorePassageText(termsText: string, length: number, queryTerms: readonly QueryTerm[], statistics: CorpusStatistics): number {
-  const frequencies = new Map<string, number>(queryTerms.map((queryTerm) => [queryTerm.term, 0]));
-  for (const term of termsText.split(' ')) {
-    const count = frequencies.get(term);
-    if (count !== undefined) frequencies.set(term, count + 1);
-  }
-  const lengthNorm = 1 - B + (B * length) / statistics.averageLength;
   let score = 0;
   for (const { term, documentFrequency } of queryTerms) {
-    const frequency = frequencies.get(term) ?? 0;
-    if (frequency === 0) continue;
-    score += inverseDocumentFrequency(statistics, documentFrequency) * ((frequency * (K1 + 1)) / (frequency + K1 * lengthNorm));
+    const frequency = occurrences(termsText, term);
+    if (frequency > 0) score += inverseDocumentFrequency(statistics, documentFrequency) * frequencyWeight(frequency, length, statistics);
   }
   return score;
 }

@@ -2,9 +2,10 @@
  * Builds a disk index from corpora in one streaming pass with bounded memory: pages are read one at a time, analysed,
  * and written in batches, each batch one transaction that also records how far the build got, so an interrupted
  * build (Ctrl-C, a crash, a killed machine) resumes from its last batch when run again with the same sources and
- * output. FTS5 keeps at most its pending-terms hash in memory; SQLite at most its page cache. When every page is in,
- * the build counts each term's passages (term_df), merges FTS5's segments into one (fewer seeks per query),
- * switches the journal off WAL (so readers can open the file read-only) and renames the file into place.
+ * output. Each batch inverts its own passages in memory (term → postings) and writes one posting segment per term
+ * with them, so memory holds one batch and SQLite's page cache at most. When every page is in, the build sums each
+ * term's passages (term_df), switches the journal off WAL (so readers can open the file read-only) and renames the
+ * file into place.
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,10 @@ import {
 } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { encodeSections } from './page-row.js';
-import { bm25Length, weightedTermsText } from './passage-terms.js';
+import { encodeLengthChunk } from './passage-lengths.js';
+import { encodePostings } from './posting-codec.js';
+import { bm25Length, termFrequencies, weightedTermsText } from './passage-terms.js';
+import { characterSpan } from './character-span.js';
 
 export interface DiskIndexBuildProgress {
   readonly pages: number;
@@ -42,7 +46,10 @@ export interface DiskIndexBuildOptions {
   readonly outDir: string;
   readonly paragraphsPerGroup?: number;
   readonly titleWeight?: number;
-  /** Pages per transaction (default 2,000): the unit of memory held and of work lost to an interruption. */
+  /**
+   * Pages per transaction (default 10,000): the unit of memory held and of work lost to an interruption, and one
+   * posting segment per term (fewer, larger batches mean fewer segments for a query to read).
+   */
   readonly batchPages?: number;
   /** Called after every batch and once before finishing. */
   readonly onProgress?: (progress: DiskIndexBuildProgress) => void;
@@ -60,9 +67,7 @@ export interface DiskIndexBuildResult {
   readonly durationMs: number;
 }
 
-const DEFAULT_BATCH_PAGES = 2_000;
-/** FTS5 flushes its in-memory term hash to a new segment beyond this size: larger means fewer segments to merge. */
-const FTS_HASH_BYTES = 32 * 1024 * 1024;
+const DEFAULT_BATCH_PAGES = 10_000;
 const PAGE_CACHE_KIB = 64 * 1024;
 
 function settingsOf(options: DiskIndexBuildOptions): IndexSettings {
@@ -104,7 +109,6 @@ async function openPartial(path: string, identity: string, settings: IndexSettin
     setMeta.run(META_KEYS.state, 'building');
     setMeta.run(META_KEYS.progress, JSON.stringify({ sourceIndex: 0, itemsDone: 0 } satisfies BuildProgress));
   })();
-  database.prepare("INSERT INTO passage_fts (passage_fts, rank) VALUES ('hashsize', ?)").run(String(FTS_HASH_BYTES));
   return database;
 }
 
@@ -161,14 +165,11 @@ export async function buildDiskIndex(options: DiskIndexBuildOptions): Promise<Di
   }
 }
 
-/** Term frequencies, one merged FTS5 segment, corpus statistics, and a rollback journal so readers need no -shm file. */
+/** Term frequencies, corpus statistics, and a rollback journal so readers need no -shm file. */
 function finish(database: SqliteDatabase): number {
   database.exec(`
     DELETE FROM term_df;
-    CREATE VIRTUAL TABLE temp.passage_vocab USING fts5vocab(main, passage_fts, 'row');
-    INSERT INTO term_df (term, df) SELECT term, doc FROM temp.passage_vocab;
-    DROP TABLE temp.passage_vocab;
-    INSERT INTO passage_fts (passage_fts) VALUES ('optimize');
+    INSERT INTO term_df (term, df) SELECT term, SUM(count) FROM posting_segment GROUP BY term;
   `);
   const statistics = database.prepare('SELECT COUNT(*) AS passages, AVG(length) AS averageLength FROM passage').get() as {
     passages: number;
@@ -192,8 +193,13 @@ class BatchWriter {
   private passageNumber: number;
   private readonly insertPage;
   private readonly insertPassage;
-  private readonly insertFts;
+  private readonly insertSegment;
+  private readonly insertLengths;
   private readonly setProgress;
+  /** The current batch's passage lengths, written with it as one chunk. */
+  private batchLengths: number[] = [];
+  /** The current batch's postings by term, written with it as one segment per term. */
+  private batchPostings = new Map<string, { passages: number[]; frequencies: number[] }>();
   private readonly writeBatch;
 
   constructor(
@@ -203,11 +209,22 @@ class BatchWriter {
     this.pageCount = (database.prepare('SELECT COUNT(*) AS pages FROM page').get() as { pages: number }).pages;
     this.passageNumber = (database.prepare('SELECT COALESCE(MAX(number), 0) AS last FROM passage').get() as { last: number }).last;
     this.insertPage = database.prepare('INSERT INTO page (ordinal, id, title, content, sections) VALUES (?, ?, ?, ?, ?)');
-    this.insertPassage = database.prepare('INSERT INTO passage (number, page, position, length, terms) VALUES (?, ?, ?, ?, ?)');
-    this.insertFts = database.prepare('INSERT INTO passage_fts (rowid, terms) VALUES (?, ?)');
+    this.insertPassage = database.prepare('INSERT INTO passage (number, page, position, length, text_start, text_chars, terms) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insertLengths = database.prepare('INSERT INTO passage_length_chunk (first_number, lengths) VALUES (?, ?)');
+    this.insertSegment = database.prepare('INSERT INTO posting_segment (term, first_number, count, postings) VALUES (?, ?, ?, ?)');
     this.setProgress = database.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${META_KEYS.progress}', ?)`);
     this.writeBatch = database.transaction((batch: readonly StreamedPage[]) => {
+      const firstNumber = this.passageNumber + 1;
+      this.batchLengths = [];
+      this.batchPostings = new Map();
       for (const streamed of batch) this.writePage(streamed);
+      if (this.batchLengths.length > 0) this.insertLengths.run(firstNumber, encodeLengthChunk(this.batchLengths));
+      // In term order: the segments land next to each other in the clustered table, not scattered over it.
+      for (const term of [...this.batchPostings.keys()].sort()) {
+        const { passages, frequencies } = this.batchPostings.get(term) as { passages: number[]; frequencies: number[] };
+        this.insertSegment.run(term, firstNumber, passages.length, encodePostings(passages, frequencies));
+      }
+      this.batchPostings = new Map();
       const last = batch.at(-1);
       if (last !== undefined) this.setProgress.run(JSON.stringify({ sourceIndex: last.sourceIndex, itemsDone: last.itemNumber } satisfies BuildProgress));
     });
@@ -231,10 +248,20 @@ class BatchWriter {
     }
     const titleTerms = termsOf(sectioned.title);
     passagesOf(sectioned, ordinal).forEach((passage, position) => {
-      const terms = weightedTermsText(titleTerms, this.settings.titleWeight, termsOf(passage.text));
+      const textTerms = termsOf(passage.text);
+      const frequencies = termFrequencies(titleTerms, this.settings.titleWeight, textTerms);
+      const length = bm25Length(frequencies);
+      const [textStart, textChars] = characterSpan(sectioned.content, passage.start, passage.end);
       this.passageNumber += 1;
-      this.insertPassage.run(this.passageNumber, ordinal, position, bm25Length(terms), terms);
-      this.insertFts.run(this.passageNumber, terms);
+      this.batchLengths.push(length);
+      const weighted = weightedTermsText(titleTerms, this.settings.titleWeight, textTerms);
+      this.insertPassage.run(this.passageNumber, ordinal, position, length, textStart, textChars, weighted);
+      for (const [term, frequency] of frequencies) {
+        let postings = this.batchPostings.get(term);
+        if (postings === undefined) this.batchPostings.set(term, (postings = { passages: [], frequencies: [] }));
+        postings.passages.push(this.passageNumber);
+        postings.frequencies.push(frequency);
+      }
     });
     this.pageCount += 1;
   }

@@ -2,20 +2,23 @@
  * The disk index's file: one SQLite database in a directory of its own, so a worker fleet can share or copy it.
  *   meta       key → value: format, settings, source identity, build progress, corpus statistics
  *   page       one row per page (ordinal = corpus order): id, normalised title and content, sections as offsets
- *   passage    one row per ranking unit (see ../passages.ts): its page and position there, its analysed terms
- *              (title terms repeated titleWeight times, then the passage's own, as the in-memory engine indexes
- *              them) and its length as BM25 counts it
- *   passage_fts FTS5 over passage.terms (external content: the terms are stored once); the analyser ran before
- *              SQLite, so FTS5's `ascii` tokenizer only splits on the single spaces between terms
- *   term_df    document frequency of every term, written when the build finishes (FTS5's vocabulary table counts
- *              by scanning a term's whole posting list, too slow to do per query for common terms)
+ *   passage    one row per ranking unit (see ../passages.ts): its page and position there, its length as BM25
+ *              counts it, where its text is in the page's content (in characters, as SQL's substr counts them, so
+ *              a hit's text is read without the page), and its analysed terms (title terms repeated titleWeight
+ *              times, then the passage's own, as the in-memory engine indexes them)
+ *   passage_length_chunk every passage's BM25 length, one blob of 16-bit lengths per build batch: a reader loads them
+ *              once (2 bytes a passage) and scores a term's postings without reading a passage row
+ *   posting_segment the inverted index: one row per term and build batch, the batch's postings of the term
+ *              (passage gaps and frequencies as varints, posting-codec.ts), clustered by term so a term's
+ *              segments are read in one range scan; written with their batch, so a resumed build has them all
+ *   term_df    document frequency of every term, summed from its segments when the build finishes
  * The build writes `wiki-index.sqlite.partial` and renames it when complete, so a reader never opens half an index.
  */
 export const DISK_INDEX_FILE = 'wiki-index.sqlite';
 export const PARTIAL_SUFFIX = '.partial';
 export const DISK_INDEX_FORMAT = 'corral-wiki-disk-index';
 /** Bump when a table or a meta value changes meaning; older files are then refused with a rebuild hint. */
-export const DISK_INDEX_FORMAT_VERSION = 1;
+export const DISK_INDEX_FORMAT_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -31,9 +34,18 @@ CREATE TABLE IF NOT EXISTS passage (
   page INTEGER NOT NULL,
   position INTEGER NOT NULL,
   length INTEGER NOT NULL,
+  text_start INTEGER NOT NULL,
+  text_chars INTEGER NOT NULL,
   terms TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(terms, content='passage', content_rowid='number', tokenize='ascii', detail='full');
+CREATE TABLE IF NOT EXISTS passage_length_chunk (first_number INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS posting_segment (
+  term TEXT NOT NULL,
+  first_number INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  postings BLOB NOT NULL,
+  PRIMARY KEY (term, first_number)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 `;
 

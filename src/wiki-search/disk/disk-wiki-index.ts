@@ -1,23 +1,25 @@
 /**
  * The wiki index on disk: the same three operations as WikiIndex (search, viewSections, readSection) over a file
  * written by buildDiskIndex, opened read-only, so any number of processes (serve, workers) share one file through
- * the OS page cache and none loads it into its heap. Search: the rarest query terms pick candidate passages with
- * FTS5 (query-plan.ts), every candidate is scored exactly with all terms by the in-memory engine's BM25, a page
- * scores its best passage, and only the hits' pages are read, for titles and snippets.
+ * the OS page cache and none loads it into its heap (only the passages' lengths, 2 bytes each). Search: the rarest
+ * query terms pick candidate passages from their postings (query-plan.ts, posting-candidates.ts), every candidate is
+ * scored exactly with all terms by the in-memory engine's BM25, a page scores its best passage, and only the hits'
+ * titles and passage texts are read, for the results and snippets.
  */
 import { existsSync } from 'node:fs';
 import { CorralError } from '../../core/errors.js';
 import { ANALYSER_VERSION, termsOf } from '../../text/terms.js';
 import type { IndexSettings } from '../index-file.js';
-import { passagesOf } from '../passages.js';
 import { snippetMaker } from '../snippet.js';
 import { FULL_PAGE_SECTION, type PageHit, type SectionListing, type SectionedPage } from '../wiki-page.js';
 import { type CorpusStatistics, type QueryTerm, scorePassageText } from './bm25-scorer.js';
 import { diskIndexPath } from './disk-index-location.js';
 import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
+import { loadPassageLengths } from './passage-lengths.js';
+import { PostingCandidates } from './posting-candidates.js';
 import { type PageRow, pageFromRow } from './page-row.js';
-import { POSTINGS_BUDGET, type QueryPlan, matchExpression, planQuery } from './query-plan.js';
+import { POSTINGS_BUDGET, planQuery } from './query-plan.js';
 
 /** Candidate passages scored exactly per query (more when a call asks for more pages). */
 const CANDIDATE_PASSAGES = 100;
@@ -34,9 +36,16 @@ export interface DiskWikiIndexOptions {
 interface PassageRow {
   readonly number: number;
   readonly page: number;
-  readonly position: number;
   readonly length: number;
+  readonly text_start: number;
+  readonly text_chars: number;
   readonly terms: string;
+}
+
+interface HitRow {
+  readonly id: string;
+  readonly title: string;
+  readonly text: string;
 }
 
 function invalid(path: string, reason: string, cause?: unknown): CorralError {
@@ -48,11 +57,11 @@ function invalid(path: string, reason: string, cause?: unknown): CorralError {
 
 export class DiskWikiIndex {
   private readonly documentFrequencies;
-  private readonly candidates;
-  private readonly firstPostings;
   private readonly passageRows;
-  private readonly pageByOrdinal;
+  private readonly passagePlaces;
+  private readonly hitRow;
   private readonly pageById;
+  private readonly postingCandidates;
 
   private constructor(
     private readonly database: SqliteDatabase,
@@ -63,13 +72,19 @@ export class DiskWikiIndex {
     /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
+    passageLengths: Uint16Array,
   ) {
+    this.postingCandidates = new PostingCandidates(database, passageLengths, statistics);
     this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
-    this.candidates = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?').pluck();
-    this.firstPostings = database.prepare('SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? LIMIT ?').pluck();
     // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
-    this.passageRows = database.prepare('SELECT number, page, position, length, terms FROM passage WHERE number IN (SELECT value FROM json_each(?))');
-    this.pageByOrdinal = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE ordinal = ?');
+    this.passageRows = database.prepare(
+      'SELECT number, page, length, text_start, text_chars, terms FROM passage WHERE number IN (SELECT value FROM json_each(?))',
+    );
+    this.passagePlaces = database.prepare(
+      "SELECT number, page, length, text_start, text_chars, '' AS terms FROM passage WHERE number IN (SELECT value FROM json_each(?))",
+    );
+    // substr reads the passage's characters only: a long page's text never becomes a JavaScript string.
+    this.hitRow = database.prepare('SELECT id, title, substr(content, ?, ?) AS text FROM page WHERE ordinal = ?');
     this.pageById = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE id = ?');
   }
 
@@ -114,9 +129,19 @@ export class DiskWikiIndex {
       const statistics = { passageCount: Number(meta.get(META_KEYS.passageCount)), averageLength: Number(meta.get(META_KEYS.averageLength)) };
       const pageCount = Number(meta.get(META_KEYS.pageCount));
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
-      // Touch the full-text index once, so a damaged one fails here rather than on a model's first search.
-      database.prepare('SELECT COUNT(*) FROM passage_fts WHERE passage_fts MATCH \'"a"\'').pluck().get();
-      return new DiskWikiIndex(database, path, settings, pageCount, statistics, meta.get(META_KEYS.sources) ?? '', options.postingsBudget ?? POSTINGS_BUDGET);
+      // Touch the inverted index once, so a damaged one fails here rather than on a model's first search.
+      database.prepare('SELECT COUNT(*) FROM (SELECT term FROM posting_segment LIMIT 1)').pluck().get();
+      const passageLengths = loadPassageLengths(database, statistics.passageCount);
+      return new DiskWikiIndex(
+        database,
+        path,
+        settings,
+        pageCount,
+        statistics,
+        meta.get(META_KEYS.sources) ?? '',
+        options.postingsBudget ?? POSTINGS_BUDGET,
+        passageLengths,
+      );
     } catch (error) {
       database?.close();
       if (CorralError.isInstance(error)) throw error;
@@ -138,33 +163,25 @@ export class DiskWikiIndex {
     const plan = planQuery(known, this.postingsBudget);
     const candidateLimit = Math.max(CANDIDATE_PASSAGES, limit * CANDIDATES_PER_RESULT);
     const best = new Map<number, { score: number; passage: PassageRow }>();
-    const candidates = this.candidatePassages(plan, candidateLimit);
-    for (const passage of this.passageRows.all(JSON.stringify(candidates)) as PassageRow[]) {
-      const score = scorePassageText(passage.terms, passage.length, plan.scored, this.statistics);
+    const keep = (passage: PassageRow, score: number) => {
       const current = best.get(passage.page);
       if (current === undefined || score > current.score) best.set(passage.page, { score, passage });
+    };
+    const candidates = this.postingCandidates.best(plan.selective, candidateLimit);
+    if (plan.selective.length === known.length) {
+      // Every query term was scored from its postings: the candidates' scores are exact, their terms need no reading.
+      for (const passage of this.passagePlaces.all(JSON.stringify([...candidates.keys()])) as PassageRow[]) keep(passage, candidates.get(passage.number) ?? 0);
+    } else {
+      for (const passage of this.passageRows.all(JSON.stringify([...candidates.keys()])) as PassageRow[]) {
+        keep(passage, scorePassageText(passage.terms, passage.length, plan.scored, this.statistics));
+      }
     }
     const ranked = [...best.entries()].sort(([leftPage, left], [rightPage, right]) => right.score - left.score || leftPage - rightPage).slice(0, limit);
     const snippetOf = snippetMaker(queryTerms);
     return ranked.map(([ordinal, { score, passage }]) => {
-      const page = this.pageAt(ordinal);
-      const text = page === undefined ? undefined : passagesOf(page, ordinal)[passage.position]?.text;
-      return { page_id: page?.id ?? '', title: page?.title ?? '', score: Number(score.toFixed(4)), snippet: text === undefined ? '' : snippetOf(text) };
+      const hit = this.hitRow.get(passage.text_start, passage.text_chars, ordinal) as HitRow | undefined;
+      return { page_id: hit?.id ?? '', title: hit?.title ?? '', score: Number(score.toFixed(4)), snippet: hit === undefined ? '' : snippetOf(hit.text) };
     });
-  }
-
-  /**
-   * Passage numbers to score exactly. Within the budget: FTS5's best by the selective terms. A query of common words
-   * only: the best passages holding all its terms; when no passage holds them all (or the query has one term), the
-   * rarest term's first postings, unranked, so a query of common words costs a bounded walk, never a full ranking.
-   */
-  private candidatePassages(plan: QueryPlan, limit: number): number[] {
-    if (!plan.overBudget) return this.candidates.all(matchExpression(plan.selective), limit) as number[];
-    if (plan.scored.length > 1) {
-      const together = this.candidates.all(matchExpression(plan.scored, 'AND'), limit) as number[];
-      if (together.length > 0) return together;
-    }
-    return this.firstPostings.all(matchExpression(plan.selective), limit) as number[];
   }
 
   /** Sections of a page in order, or null for an unknown page id. */
@@ -186,11 +203,6 @@ export class DiskWikiIndex {
 
   close(): void {
     this.database.close();
-  }
-
-  private pageAt(ordinal: number): SectionedPage | undefined {
-    const row = this.pageByOrdinal.get(ordinal) as PageRow | undefined;
-    return row === undefined ? undefined : pageFromRow(row);
   }
 
   private pageWithId(pageId: string): SectionedPage | undefined {

@@ -11,7 +11,15 @@ export function weightedTermsText(titleTerms: readonly string[], titleWeight: nu
   return weighted.join(' ');
 }
 
-/** Distinct tokens of the joined text (an empty passage counts 1, its one empty token, as MiniSearch counts it). */
-export function bm25Length(termsText: string): number {
-  return new Set(termsText.split(' ')).size;
+/** Each term's frequency in the passage as weightedTermsText writes it (title terms counted titleWeight times). */
+export function termFrequencies(titleTerms: readonly string[], titleWeight: number, textTerms: readonly string[]): Map<string, number> {
+  const frequencies = new Map<string, number>();
+  if (titleWeight > 0) for (const term of titleTerms) frequencies.set(term, (frequencies.get(term) ?? 0) + titleWeight);
+  for (const term of textTerms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+  return frequencies;
+}
+
+/** Distinct terms (an empty passage counts 1, its one empty token, as MiniSearch counts it). */
+export function bm25Length(frequencies: ReadonlyMap<string, number>): number {
+  return Math.max(1, frequencies.size);
 }
