@@ -41,6 +41,7 @@ interface BuildFigures {
 }
 
 interface ServeFigures {
+  top10Agreement?: number;
   p50Ms: number;
   p99Ms: number;
   rssMiB: number;
@@ -119,6 +120,9 @@ export async function diskScaleFigures(options: DiskScaleOptions): Promise<Figur
         ...(targets.rss ? { target: targets.rss } : {}),
       },
       { name: `search.disk.open_ms.${label}`, value: round(serve.openMs), unit: 'ms' },
+      ...(serve.top10Agreement === undefined
+        ? []
+        : [{ name: `search.disk.top10_kept_vs_every_term.${label}`, value: round(serve.top10Agreement), unit: 'fraction' }]),
       {
         name: `search.disk.build_ms.${label}`,
         value: Math.round(build.buildMs),

@@ -2,7 +2,8 @@
  * The child processes of `corral bench search` at scale, so each figure belongs to one process's memory:
  *   build <outDir> <corpus...>         builds a disk index; prints {buildMs, peakRssMiB, pages, passages}
  *   serve <indexDir> <questions.jsonl> <count>  opens it read-only, times queries after one warm-up pass;
- *                                      prints {openMs, p50Ms, p99Ms, rssMiB, heapMiB, queries}
+ *                                      prints {openMs, p50Ms, p99Ms, rssMiB, heapMiB, queries, top10Agreement}, the last
+ *                                      the share of top-10 pages kept against ranking with every query term (no budget)
  *   memory <questions.jsonl> <count> <corpus...>  the in-memory peer: builds WikiIndex from the corpora and times
  *                                      the same queries; prints {buildMs, p50Ms, p99Ms, rssMiB, heapMiB, peakRssMiB}
  * Usage: node --import tsx/esm benchmarks/search-disk-child.ts <mode> ...
@@ -15,6 +16,8 @@ import { percentile } from './figure.js';
 import { loadRecallQuestions } from './recall.js';
 
 const MIB = 2 ** 20;
+/** Questions ranked both ways for the agreement figure (exhaustive ranking is slow for common words). */
+const AGREEMENT_QUESTIONS = 200;
 const peakRssMiB = () => (process.resourceUsage().maxRSS * 1024) / MIB;
 
 function timeQueries(search: (query: string) => unknown, queries: readonly string[]): { p50Ms: number; p99Ms: number } {
@@ -42,7 +45,22 @@ async function main(mode: string | undefined, rest: string[]): Promise<unknown> 
     const openMs = performance.now() - startedAt;
     const timing = timeQueries((query) => index.search(query), queries);
     const memory = process.memoryUsage();
-    return { openMs, ...timing, rssMiB: memory.rss / MIB, heapMiB: memory.heapUsed / MIB, queries: queries.length };
+    const exhaustive = await DiskWikiIndex.open(indexDir, { postingsBudget: Number.POSITIVE_INFINITY });
+    let kept = 0;
+    let total = 0;
+    for (const query of queries.slice(0, AGREEMENT_QUESTIONS)) {
+      const exact = new Set(exhaustive.search(query).map((hit) => hit.page_id));
+      kept += index.search(query).filter((hit) => exact.has(hit.page_id)).length;
+      total += exact.size;
+    }
+    return {
+      openMs,
+      ...timing,
+      rssMiB: memory.rss / MIB,
+      heapMiB: memory.heapUsed / MIB,
+      queries: queries.length,
+      top10Agreement: total === 0 ? 1 : kept / total,
+    };
   }
   if (mode === 'memory') {
     const [questionsPath = '', count = '1000', ...corpora] = rest;

@@ -3,8 +3,8 @@
  * k1 1.2, b 0.75 and no BM25+ lower bound): idf = ln(1 + (N − df + 0.5) / (df + 0.5)), summed over the query terms
  * the passage holds. The disk index ranks candidates with it, so both backends give one passage the same score.
  */
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 
 export interface CorpusStatistics {
   /** Passages in the index (N). */

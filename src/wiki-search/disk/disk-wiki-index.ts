@@ -169,8 +169,19 @@ export class DiskWikiIndex {
     };
     const candidates = this.postingCandidates.best(plan.selective, candidateLimit);
     if (plan.selective.length === known.length) {
-      // Every query term was scored from its postings: the candidates' scores are exact, their terms need no reading.
-      for (const passage of this.passagePlaces.all(JSON.stringify([...candidates.keys()])) as PassageRow[]) keep(passage, candidates.get(passage.number) ?? 0);
+      // Every query term was scored from its postings: the candidates' scores are exact, their terms need no reading,
+      // and candidates come best first, so reading their pages stops once `limit` pages are found and the next
+      // candidate scores lower than the last one read (no later page can then rank above them, ties included).
+      const ordered = [...candidates.entries()];
+      for (let from = 0; from < ordered.length; ) {
+        const chunk = ordered.slice(from, from + limit * 2);
+        from += chunk.length;
+        for (const passage of this.passagePlaces.all(JSON.stringify(chunk.map(([number]) => number))) as PassageRow[]) {
+          keep(passage, candidates.get(passage.number) ?? 0);
+        }
+        const next = ordered[from];
+        if (best.size >= limit && (next === undefined || next[1] < (chunk.at(-1)?.[1] ?? 0))) break;
+      }
     } else {
       for (const passage of this.passageRows.all(JSON.stringify([...candidates.keys()])) as PassageRow[]) {
         keep(passage, scorePassageText(passage.terms, passage.length, plan.scored, this.statistics));
