@@ -1,5 +1,5 @@
 /**
- * `corral wiki index <corpus...> --out <dir>`: builds the disk wiki index (SQLite FTS5) that `--corpus <dir>` then
+ * `corral wiki index <corpus...> --out <dir>`: builds the disk wiki index (one SQLite file) that `--corpus <dir>` then
  * opens in every process (serve, mcp, eval, workers) without loading it into memory. One streaming pass with bounded
  * memory and a progress bar; Ctrl-C stops after the current batch, and running the same command again resumes.
  */
@@ -21,7 +21,7 @@ export function registerWikiCommand(program: Command): void {
     .command('index <corpus...>')
     .description('index pages.jsonl files or folders of .md into a disk index directory (resumable: run again after an interruption)')
     .requiredOption('--out <dir>', 'directory for the index (wiki-index.sqlite); pass it to --corpus of serve, mcp, eval or worker')
-    .option('--batch-pages <n>', 'pages per transaction: the memory held and the work an interruption loses (default 2000)')
+    .option('--batch-pages <n>', 'pages per transaction: the memory held and the work an interruption loses (default 10000)')
     .option('--no-progress', 'no progress bar or progress lines')
     .action(async (corpora: string[], flags: WikiIndexFlags) => {
       const batchPages = flags.batchPages === undefined ? undefined : Number(flags.batchPages);

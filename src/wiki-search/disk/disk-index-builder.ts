@@ -219,7 +219,7 @@ class BatchWriter {
       this.batchPostings = new Map();
       for (const streamed of batch) this.writePage(streamed);
       if (this.batchLengths.length > 0) this.insertLengths.run(firstNumber, encodeLengthChunk(this.batchLengths));
-      // In term order: the segments land next to each other in the clustered table, not scattered over it.
+      // In key order (batch, then term): the rows are appended to the end of the table.
       for (const term of [...this.batchPostings.keys()].sort()) {
         const { passages, frequencies } = this.batchPostings.get(term) as { passages: number[]; frequencies: number[] };
         this.insertSegment.run(term, firstNumber, passages.length, encodePostings(passages, frequencies));

@@ -8,9 +8,11 @@
  *              times, then the passage's own, as the in-memory engine indexes them)
  *   passage_length_chunk every passage's BM25 length, one blob of 16-bit lengths per build batch: a reader loads them
  *              once (2 bytes a passage) and scores a term's postings without reading a passage row
- *   posting_segment the inverted index: one row per term and build batch, the batch's postings of the term
- *              (passage gaps and frequencies as varints, posting-codec.ts), clustered by term so a term's
- *              segments are read in one range scan; written with their batch, so a resumed build has them all
+ *   posting_segment the inverted index: one row per build batch and term, the batch's postings of the term
+ *              (passage gaps and frequencies as varints, posting-codec.ts), keyed by (batch, term) so a batch appends
+ *              its rows at the end of the table (keyed by term first, every batch rewrote pages all over it: the
+ *              1M build's write volume grew with the square of its size); a query seeks once per batch per term;
+ *              written with their batch, so a resumed build has them all
  *   term_df    document frequency of every term, summed from its segments when the build finishes
  * The build writes `wiki-index.sqlite.partial` and renames it when complete, so a reader never opens half an index.
  */
@@ -44,7 +46,7 @@ CREATE TABLE IF NOT EXISTS posting_segment (
   first_number INTEGER NOT NULL,
   count INTEGER NOT NULL,
   postings BLOB NOT NULL,
-  PRIMARY KEY (term, first_number)
+  PRIMARY KEY (first_number, term)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 `;

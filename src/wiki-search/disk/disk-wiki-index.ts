@@ -72,9 +72,9 @@ export class DiskWikiIndex {
     /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
-    passageLengths: Uint16Array,
+    passages: { lengths: Uint16Array; batchStarts: number[] },
   ) {
-    this.postingCandidates = new PostingCandidates(database, passageLengths, statistics);
+    this.postingCandidates = new PostingCandidates(database, passages.lengths, passages.batchStarts, statistics);
     this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
     // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
     this.passageRows = database.prepare(
@@ -131,7 +131,7 @@ export class DiskWikiIndex {
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
       // Touch the inverted index once, so a damaged one fails here rather than on a model's first search.
       database.prepare('SELECT COUNT(*) FROM (SELECT term FROM posting_segment LIMIT 1)').pluck().get();
-      const passageLengths = loadPassageLengths(database, statistics.passageCount);
+      const passages = loadPassageLengths(database, statistics.passageCount);
       return new DiskWikiIndex(
         database,
         path,
@@ -140,7 +140,7 @@ export class DiskWikiIndex {
         statistics,
         meta.get(META_KEYS.sources) ?? '',
         options.postingsBudget ?? POSTINGS_BUDGET,
-        passageLengths,
+        passages,
       );
     } catch (error) {
       database?.close();
@@ -173,7 +173,7 @@ export class DiskWikiIndex {
       // and candidates come best first, so reading their pages stops once `limit` pages are found and the next
       // candidate scores lower than the last one read (no later page can then rank above them, ties included).
       const ordered = [...candidates.entries()];
-      for (let from = 0; from < ordered.length; ) {
+      for (let from = 0; from < ordered.length;) {
         const chunk = ordered.slice(from, from + limit * 2);
         from += chunk.length;
         for (const passage of this.passagePlaces.all(JSON.stringify(chunk.map(([number]) => number))) as PassageRow[]) {

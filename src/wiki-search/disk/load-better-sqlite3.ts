@@ -8,7 +8,7 @@ import { CorralError } from '../../core/errors.js';
 export type BetterSqlite3 = typeof import('better-sqlite3');
 export type SqliteDatabase = import('better-sqlite3').Database;
 
-/** The version the disk index is written and tested against (its bundled SQLite has FTS5). */
+/** The version the disk index is written and tested against. */
 export const BETTER_SQLITE3_VERSION = '12.11.1';
 
 let loading: Promise<BetterSqlite3> | undefined;

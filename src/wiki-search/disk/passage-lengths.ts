@@ -16,11 +16,13 @@ export function encodeLengthChunk(lengths: readonly number[]): Buffer {
 }
 
 /**
- * Lengths indexed by passage number (numbers start at 1; index 0 is unused). Throws a plain Error when the chunks do
+ * Lengths indexed by passage number (numbers start at 1; index 0 is unused), and each build batch's first passage
+ * number (the key of its chunk and of its posting segments). Throws a plain Error when the chunks do
  * not cover 1..passageCount exactly (the caller reports the file as damaged).
  */
-export function loadPassageLengths(database: SqliteDatabase, passageCount: number): Uint16Array {
+export function loadPassageLengths(database: SqliteDatabase, passageCount: number): { lengths: Uint16Array; batchStarts: number[] } {
   const lengths = new Uint16Array(passageCount + 1);
+  const batchStarts: number[] = [];
   let next = 1;
   for (const [firstNumber, blob] of database
     .prepare('SELECT first_number, lengths FROM passage_length_chunk ORDER BY first_number')
@@ -32,8 +34,9 @@ export function loadPassageLengths(database: SqliteDatabase, passageCount: numbe
     }
     // Copy through bytes: the blob's offset in its buffer need not be 2-aligned for a Uint16Array view.
     new Uint8Array(lengths.buffer, firstNumber * 2, blob.byteLength).set(blob);
+    batchStarts.push(firstNumber);
     next = firstNumber + count;
   }
   if (next !== passageCount + 1) throw new Error(`passage lengths cover ${next - 1} of ${passageCount} passages`);
-  return lengths;
+  return { lengths, batchStarts };
 }

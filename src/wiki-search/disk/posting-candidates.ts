@@ -12,6 +12,7 @@ import { TopScores } from './top-scores.js';
 
 export class PostingCandidates {
   private readonly segmentsOf;
+  private readonly batchStartsJson: string;
   private readonly scores: Float64Array;
   /** Passages given a score by the current query (their first touch), so clearing costs what scoring did. */
   private readonly touched: Uint32Array;
@@ -21,9 +22,12 @@ export class PostingCandidates {
   constructor(
     database: SqliteDatabase,
     private readonly lengths: Uint16Array,
+    batchStarts: readonly number[],
     private readonly statistics: CorpusStatistics,
   ) {
-    this.segmentsOf = database.prepare('SELECT postings FROM posting_segment WHERE term = ? ORDER BY first_number').pluck();
+    // One seek per build batch: segments are keyed (batch, term), see disk-index-layout.ts.
+    this.segmentsOf = database.prepare('SELECT postings FROM posting_segment WHERE first_number IN (SELECT value FROM json_each(?)) AND term = ?').pluck();
+    this.batchStartsJson = JSON.stringify(batchStarts);
     this.scores = new Float64Array(lengths.length);
     this.touched = new Uint32Array(lengths.length);
   }
@@ -38,7 +42,7 @@ export class PostingCandidates {
     try {
       for (const { term, documentFrequency } of terms) {
         const weight = inverseDocumentFrequency(this.statistics, documentFrequency) * (K1 + 1);
-        for (const segment of this.segmentsOf.all(term) as Buffer[]) {
+        for (const segment of this.segmentsOf.all(this.batchStartsJson, term) as Buffer[]) {
           const count = decodePostings(segment, this.room(postingCapacity(segment)), this.frequencies);
           const { passages, frequencies } = this;
           for (let index = 0; index < count; index += 1) {

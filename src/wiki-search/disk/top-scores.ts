@@ -53,7 +53,7 @@ export class TopScores {
   }
 
   private siftUp(start: number): void {
-    for (let child = start; child > 0; ) {
+    for (let child = start; child > 0;) {
       const parent = (child - 1) >> 1;
       if (!this.isWorseAt(child, parent)) return;
       this.swap(child, parent);
@@ -62,7 +62,7 @@ export class TopScores {
   }
 
   private siftDown(start: number): void {
-    for (let parent = start; ; ) {
+    for (let parent = start; ;) {
       const left = 2 * parent + 1;
       if (left >= this.size) return;
       const right = left + 1;

@@ -29,7 +29,7 @@ describe('posting codec', () => {
 describe('top scores', () => {
   it('keeps the k best as a full sort by score (descending) then id (ascending) would', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const items = Array.from({ length: 2_000 }, (_, id) => [id, Math.floor(random() * 50) / 10] as [number, number]);
     for (const k of [0, 1, 10, 100, 5_000]) {
       const top = new TopScores(k);
