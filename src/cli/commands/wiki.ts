@@ -21,7 +21,7 @@ export function registerWikiCommand(program: Command): void {
     .command('index <corpus...>')
     .description('index pages.jsonl files or folders of .md into a disk index directory (resumable: run again after an interruption)')
     .requiredOption('--out <dir>', 'directory for the index (wiki-index.sqlite); pass it to --corpus of serve, mcp, eval or worker')
-    .option('--batch-pages <n>', 'pages per transaction: the memory held and the work an interruption loses (default 10000)')
+    .option('--batch-pages <n>', 'pages per transaction: the memory held and the work an interruption loses (default 50000)')
     .option('--no-progress', 'no progress bar or progress lines')
     .action(async (corpora: string[], flags: WikiIndexFlags) => {
       const batchPages = flags.batchPages === undefined ? undefined : Number(flags.batchPages);

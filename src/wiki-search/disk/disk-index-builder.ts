@@ -47,7 +47,7 @@ export interface DiskIndexBuildOptions {
   readonly paragraphsPerGroup?: number;
   readonly titleWeight?: number;
   /**
-   * Pages per transaction (default 10,000): the unit of memory held and of work lost to an interruption, and one
+   * Pages per transaction (default 50,000): the unit of memory held and of work lost to an interruption, and one
    * posting segment per term (fewer, larger batches mean fewer segments for a query to read).
    */
   readonly batchPages?: number;
@@ -67,7 +67,7 @@ export interface DiskIndexBuildResult {
   readonly durationMs: number;
 }
 
-const DEFAULT_BATCH_PAGES = 10_000;
+const DEFAULT_BATCH_PAGES = 50_000;
 const PAGE_CACHE_KIB = 64 * 1024;
 
 function settingsOf(options: DiskIndexBuildOptions): IndexSettings {
