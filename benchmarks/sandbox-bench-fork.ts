@@ -80,11 +80,17 @@ export function setupWorkload(workers: number, rounds: number): string {
   return `(pids=''; for i in $(seq 1 ${workers}); do ${worker} & pids="$pids $!"; done; status=0; for pid in $pids; do wait $pid || status=1; done; exit $status)`;
 }
 
-/** `workers` workers whose rounds make the whole command take about SETUP_TARGET_MS alone in this sandbox. */
-async function calibratedWork(run: (command: string) => Promise<number>, workers: number): Promise<string> {
-  const probeRounds = 200;
-  const probeMs = await run(setupWorkload(workers, probeRounds));
-  return setupWorkload(workers, Math.max(1, Math.round((probeRounds * SETUP_TARGET_MS) / probeMs)));
+/**
+ * Hash rounds (MiB) one worker needs for SETUP_TARGET_MS of CPU time in this sandbox. CPU time, not wall time: on a
+ * machine shared with other work, wall time measures the contention as much as the work, and a calibration taken in
+ * a busy moment sized every later setup wrong (2 workers took twice 1 worker's wall time at load 6 here).
+ */
+async function calibratedRounds(run: (command: string) => Promise<string>): Promise<number> {
+  const probeRounds = 1000;
+  const work = `import hashlib, time; h = hashlib.sha256(); b = b'x' * 1048576; [h.update(b) for _ in range(${probeRounds})]; print(time.process_time())`;
+  const cpuSeconds = Number((await run(`python3 -c "${work}"`)).trim());
+  if (!(cpuSeconds > 0)) throw new Error(`calibration: the probe reported no CPU time (${cpuSeconds})`);
+  return Math.max(1, Math.round((probeRounds * SETUP_TARGET_MS) / (cpuSeconds * 1000)));
 }
 
 interface SetupVariant {
@@ -108,19 +114,24 @@ async function groupFigures(backend: 'docker' | 'process', options: ForkBenchOpt
       { suffix: '.single_core', workers: 1 },
     ];
     const figures: Figure[] = [];
+    const probe = await runtime.pool.acquire({ backend, image: options.image, ...sandbox });
+    const run = async (command: string) => (await probe.session.exec({ command, timeoutMs: 120_000 })).stdout;
+    const rounds = await calibratedRounds(run);
+    // Each setup once alone, as the group's rollouts run it: ~5 s on an idle machine; more says it was busy.
+    const setupAloneMs: number[] = [];
     for (const variant of variants) {
-      const probe = await runtime.pool.acquire({ backend, image: options.image, ...sandbox });
-      const setupWork = await calibratedWork(async (command) => {
-        const startedAt = performance.now();
-        await probe.session.exec({ command, timeoutMs: 120_000 });
-        return performance.now() - startedAt;
-      }, variant.workers);
-      await probe.release();
+      const startedAt = performance.now();
+      await run(`${setupWorkload(variant.workers, rounds)} && ${FILL_100_MB}`);
+      setupAloneMs.push(performance.now() - startedAt);
+    }
+    await probe.release();
+    for (const [index, variant] of variants.entries()) {
+      const setupWork = setupWorkload(variant.workers, rounds);
       const label = `${backend}: a group of ${GROUP_SIZE}, setup on ${variant.workers} core(s)`;
       options.log(`${label}, setup per rollout`);
-      const perRollout = await groupMs(runtime, setupWork, sandbox, 'rollout');
+      const perRollout = await groupMs(runtime, setupWork, sandbox, 'rollout', options.log);
       options.log(`${label}, one setup and ${GROUP_SIZE} forks`);
-      const shared = await groupMs(runtime, setupWork, sandbox, 'example');
+      const shared = await groupMs(runtime, setupWork, sandbox, 'example', options.log);
       figures.push({
         name: `sandbox.${backend}.group${GROUP_SIZE}.shared_setup${variant.suffix}.wall`,
         value: round(shared),
@@ -130,6 +141,12 @@ async function groupFigures(backend: 'docker' | 'process', options: ForkBenchOpt
         ratio: round(perRollout / shared, 1),
         // One core's setup: 8 of them overlap on the other cores, so on an idle machine the ratio stays under 8 / cores.
         target: variant.workers === cores ? 'ratio >= 4' : `none (idle bound x${round(GROUP_SIZE / Math.min(cores, GROUP_SIZE), 1)} on ${cores} cores)`,
+      });
+      figures.push({
+        name: `sandbox.${backend}.group${GROUP_SIZE}.setup${variant.suffix}.alone`,
+        value: round(setupAloneMs[index]!),
+        unit: 'ms',
+        target: '~5000 + the 100 MB write',
       });
     }
     return figures;
@@ -144,23 +161,38 @@ async function groupMs(
   setupWork: string,
   sandbox: { workspaceMiB: number; cpus: number },
   setupScope: SetupScope,
+  log: (line: string) => void,
 ): Promise<number> {
+  // Where the wall time goes: setups (first start, last end) and the last rollout scored, from the group's start.
+  const marks = { setupStartMs: Number.POSITIVE_INFINITY, setupEndMs: 0, lastScoredMs: 0 };
+  let startedAt = 0;
   const environment = defineEnvironment({
     name: 'fork-bench',
     toolsets: ['shell'],
     setupScope,
     sandbox,
     dataset: () => [],
-    rubric: [{ name: 'answered', weight: 1, score: ({ trajectory }) => (trajectory.answer === null ? 0 : 1) }],
+    rubric: [
+      {
+        name: 'answered',
+        weight: 1,
+        score: ({ trajectory }) => {
+          marks.lastScoredMs = Math.max(marks.lastScoredMs, performance.now() - startedAt);
+          return trajectory.answer === null ? 0 : 1;
+        },
+      },
+    ],
     systemPrompt: 'bench',
     maxTurns: 3,
     limits: { toolTimeoutMs: 300_000, rolloutTimeoutMs: 600_000 },
     async setup({ sandbox: session }) {
+      marks.setupStartMs = Math.min(marks.setupStartMs, performance.now() - startedAt);
       await session.exec({ command: `${setupWork} && ${FILL_100_MB}`, timeoutMs: 300_000 });
+      marks.setupEndMs = Math.max(marks.setupEndMs, performance.now() - startedAt);
     },
   });
   const agent = new ScriptedAgent([{ toolCalls: [{ name: 'bash', arguments: { command: 'ls data | wc -l' } }] }, { answer: 'done' }]);
-  const startedAt = performance.now();
+  startedAt = performance.now();
   let errors = 0;
   await runEvaluation({
     environment,
@@ -178,5 +210,11 @@ async function groupMs(
     onGroup: (records) => (errors += records.filter((record) => record.error !== null).length),
   });
   if (errors > 0) throw new Error(`${errors} rollouts of the ${setupScope}-scope group errored`);
-  return performance.now() - startedAt;
+  const wallMs = performance.now() - startedAt;
+  const at = (ms: number) => `${Math.round(ms)} ms`;
+  log(
+    `  ${setupScope} scope: wall ${at(wallMs)}; first setup began at ${at(marks.setupStartMs)}, the last ended at ${at(marks.setupEndMs)}, ` +
+      `the last rollout was scored at ${at(marks.lastScoredMs)}`,
+  );
+  return wallMs;
 }
