@@ -11,7 +11,7 @@ import type { Environment } from '../src/runner/contract/environment.js';
 import { type Figure, formatFigures } from './figure.js';
 import { describeMachine } from './machine.js';
 import type { BenchToolRuntime } from './runner-bench-tools.js';
-import { runSandboxBench } from './sandbox-bench.js';
+import { SANDBOX_BENCH_PARTS, runSandboxBench } from './sandbox-bench.js';
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -20,12 +20,20 @@ export function registerBenchSubcommands(bench: Command): void {
   bench.description('run a benchmark; --json prints an array of {name, value, unit, peer?, peerValue?, ratio?}');
   bench
     .command('sandbox')
-    .description('warm acquire, agent round trips, reset, creation rate, concurrency and leaks, against docker run/exec')
+    .description(
+      'warm acquire, agent round trips, reset, creation rate, concurrency and leaks, against docker run/exec; fork latency and a group of 8 with one shared setup vs setup per rollout',
+    )
     .option('--json', 'print only the JSON array of figures on stdout')
+    .option('--only <parts>', 'comma-separated subset of isolate,process,docker,fork')
     .option('--image <image>', 'sandbox image', 'corral/python:latest')
     .option('--concurrent <n>', 'Docker sandboxes held at once', '200')
-    .action(async (options: { json?: boolean; image: string; concurrent: string }) => {
-      const figures = await runSandboxBench({ image: options.image, concurrent: Number(options.concurrent), log });
+    .action(async (options: { json?: boolean; only?: string; image: string; concurrent: string }) => {
+      const figures = await runSandboxBench({
+        image: options.image,
+        parts: chooseParts(options.only, SANDBOX_BENCH_PARTS),
+        concurrent: Number(options.concurrent),
+        log,
+      });
       print(figures, options.json === true, 'sandbox: medians of sequential samples after one warm-up call; peers run in the same process and session.');
     });
 

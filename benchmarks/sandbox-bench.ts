@@ -15,8 +15,13 @@ import { forkFigures } from './sandbox-bench-fork.js';
 import { type StatsSource, idleMemoryFigure } from './sandbox-bench-memory.js';
 import { execFileAsync, median, sampleMs, timeCommandMs } from './measure.js';
 
+export const SANDBOX_BENCH_PARTS = ['isolate', 'process', 'docker', 'fork'] as const;
+export type SandboxBenchPart = (typeof SANDBOX_BENCH_PARTS)[number];
+
 export interface SandboxBenchOptions {
   image: string;
+  /** Which figures to measure (default: all); `fork` alone skips the 200 containers of the docker part. */
+  parts?: readonly SandboxBenchPart[];
   /** Sandboxes held at once for sandbox.docker.concurrent. */
   concurrent: number;
   log: (line: string) => void;
@@ -27,14 +32,22 @@ export interface SandboxBenchOptions {
 const ratio = (peerValue: number, value: number) => round(peerValue / value, 1);
 
 export async function runSandboxBench(options: SandboxBenchOptions): Promise<Figure[]> {
+  const parts = options.parts ?? SANDBOX_BENCH_PARTS;
   const figures: Figure[] = [];
-  figures.push(...(await isolateFigures(options)));
-  figures.push(...(await processFigures(options)));
-  const docker = (await (await loadProvider('docker')).available()).ok;
-  if (docker) figures.push(...(await dockerFigures(options)));
-  else options.log('docker unavailable: docker figures skipped (run `corral doctor`)');
-  figures.push(...(await forkFigures({ image: options.image, backends: docker ? ['process', 'docker'] : ['process'], log: options.log })));
+  if (parts.includes('isolate')) figures.push(...(await isolateFigures(options)));
+  if (parts.includes('process')) figures.push(...(await processFigures(options)));
+  if (!parts.includes('docker') && !parts.includes('fork')) return figures;
+  const docker = await dockerAvailable();
+  if (!docker) options.log('docker unavailable: docker figures skipped (run `corral doctor`)');
+  if (docker && parts.includes('docker')) figures.push(...(await dockerFigures(options)));
+  if (parts.includes('fork'))
+    figures.push(...(await forkFigures({ image: options.image, backends: docker ? ['process', 'docker'] : ['process'], log: options.log })));
   return figures;
+}
+
+async function dockerAvailable(): Promise<boolean> {
+  const provider = await loadProvider('docker');
+  return (await provider.available().finally(() => provider.close())).ok;
 }
 
 async function coldAcquireP50(spec: SandboxSpecInput, count: number): Promise<number> {

@@ -20,6 +20,7 @@ const EXAMPLES = join(ROOT, 'examples');
 const STEP_TIMEOUT_MS = 180_000;
 
 const RUNNERS: Readonly<Record<string, (scratch: string) => Promise<void>>> = {
+  'best-of-n': runBestOfN,
   'custom-env': runCustomEnvironment,
   'env-package': runEnvironmentPackage,
   'mcp-client': runMcpClient,
@@ -354,6 +355,69 @@ async function runTrainGrpo(scratch: string): Promise<void> {
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Best-of-n at turn 2 with episode forks, driven by the Python client against `corral serve --env` and a scripted
+ * sampling model (token ids on): every child starts from the parent's two turns (messages and token ids, in its record
+ * and its training sample), carries the fork's lineage, continues with its own seed, and the best is the child with
+ * the highest reward (the seed whose third turn lands on the target).
+ */
+async function runBestOfN(): Promise<void> {
+  const { bestOfNModels, THIRD_TURN_ADDS } = await import('../examples/best-of-n/scripted-models.js');
+  const model = await startScriptedModelServer(bestOfNModels, { recordRequests: false, template: 'keeps-history' });
+  const token = randomBytes(12).toString('hex');
+  const server = await startServe(token, ['--env', join(EXAMPLES, 'best-of-n', 'env.ts')]);
+  try {
+    const output = await capture(
+      '/usr/bin/python3',
+      [join(EXAMPLES, 'best-of-n', 'search.py'), '--corral', server.baseUrl, '--model-url', model.baseURL, '--fork-at', '2', '--n', '4'],
+      { ...process.env, CORRAL_TOKEN: token },
+    );
+    const result = JSON.parse(output.trim().split('\n').at(-1)!) as BestOfNResult;
+    const { parent, children } = result;
+    if (parent.turns !== 2 || parent.tokens.length !== 2)
+      throw new Error(`the parent should be forked at turn 2 with two turns of token ids: ${JSON.stringify(parent)}`);
+    if (children.length !== 4 || new Set(children.map((child) => child.seed)).size !== 4) throw new Error(`expected 4 children with distinct seeds`);
+    const first = parent.tokens[0]!;
+    for (const child of children) {
+      if (JSON.stringify(child.messages.slice(0, parent.messages.length)) !== JSON.stringify(parent.messages))
+        throw new Error(`child ${child.id} does not start with the parent's two turns`);
+      if (JSON.stringify(child.lineage) !== JSON.stringify({ kind: 'fork', source_record: parent.id, from_turn: 3 }))
+        throw new Error(`child ${child.id} should carry the fork's lineage, has ${JSON.stringify(child.lineage)}`);
+      const sample = child.samples[0];
+      const sharedIds = first.completion_token_ids;
+      if (child.samples.length !== 1 || JSON.stringify(sample?.prompt_ids) !== JSON.stringify(first.prompt_token_ids))
+        throw new Error(`child ${child.id} should have one training sample starting from the parent's prompt ids`);
+      if (JSON.stringify(sample!.completion_ids.slice(0, sharedIds.length)) !== JSON.stringify(sharedIds))
+        throw new Error(`child ${child.id}'s sample should continue the parent's first sampled ids`);
+      // 10 after the shared prefix, plus this seed's third turn; the answer states it, the reward is its closeness.
+      const total = 10 + THIRD_TURN_ADDS[child.seed]!;
+      const reward = Math.max(0, 1 - Math.abs(20 - total) / 20);
+      if (child.answer !== String(total) || Math.abs(child.reward - reward) > 1e-9)
+        throw new Error(`child ${child.id} (seed ${child.seed}) should answer ${total} for reward ${reward}, got ${child.answer} / ${child.reward}`);
+    }
+    const best = children.reduce((winner, child) => (child.reward > winner.reward ? child : winner));
+    if (result.best !== best.id || best.reward !== 1) throw new Error(`the best child should be ${best.id} (reward 1), the search chose ${result.best}`);
+    console.log(`  4 children from turn 2, rewards ${children.map((child) => child.reward).join(', ')}; best: seed ${best.seed}`);
+  } finally {
+    await server.stop();
+    await model.close();
+  }
+}
+
+interface BestOfNResult {
+  parent: { id: string; turns: number; messages: unknown[]; tokens: { prompt_token_ids: number[]; completion_token_ids: number[] }[] };
+  children: {
+    id: string;
+    seed: number;
+    reward: number;
+    answer: string | null;
+    lineage: unknown;
+    messages: unknown[];
+    samples: { prompt_ids: number[]; completion_ids: number[] }[];
+  }[];
+  best: string;
 }
 
 async function startServe(token: string, extraArgs: string[] = []): Promise<{ baseUrl: string; stop(): Promise<number | null> }> {

@@ -245,7 +245,7 @@ class CorralClient:
         return self.create_episode(env, example_id=example_id, example=example, env_args=env_args)
 
     def episode_socket(self):
-        """A connection to /ws/episodes: reset/step/state/close over one WebSocket (an EpisodeSocket)."""
+        """A connection to /ws/episodes: reset/step/state/fork/close over one WebSocket (an EpisodeSocket)."""
         return EpisodeSocket(self)
 
     # -- sandboxes ----------------------------------------------------------------------------------------
@@ -439,6 +439,7 @@ class EpisodeSocket:
             self._socket = WebSocket(url, headers=client._headers(), timeout=client.timeout)
         except HandshakeRefused as refused:
             raise _error_from_response(refused.status, refused.body) from None
+        self._client = client
         self.episode_id = None
 
     def _call(self, message, expected):
@@ -476,6 +477,17 @@ class EpisodeSocket:
     def state(self):
         """{episode_id, step_count, messages, tokens, forked_from, done, reward, reason}."""
         return self._call({"type": "state"}, "state")
+
+    def fork(self, n):
+        """Forks this connection's episode at its current turn, as Episode.fork does (the same server call): `n`
+        children as Episode objects, driven over HTTP (step, state, record, delete). The connection stays on the
+        parent, and closing it does not release the children: delete them (or let idle expiry do it)."""
+        data = self._call({"type": "fork", "data": {"n": n}}, "forked")
+        paths = ["/v1/episodes/" + urllib.parse.quote(child_id, safe="") for child_id in data["ids"]]
+        children = [Episode(self._client, self._client.request("GET", path)) for path in paths]
+        for child in children:
+            child.forked_from_turn = data["turn"]
+        return children
 
     def close(self):
         """Releases the episode (cleanup hook) and closes the connection."""

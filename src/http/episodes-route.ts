@@ -12,6 +12,7 @@ import { CorralError } from '../core/errors.js';
 import { type EpisodeConversationState, type EpisodeStepOutcome, stepEpisodeBodySchema } from './episode-step-contract.js';
 import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, forkEpisodeBodySchema, scoreEpisodeBodySchema } from './episodes-contract.js';
 import { EPISODE_STATUS_BY_CODE, episodeErrorAnswer } from './episodes-errors.js';
+import { forkEpisodeForPrincipal } from './episodes-fork.js';
 import { acceptRawTextBodies } from './request-body-parsing.js';
 import { callerErrorBody, invalidRequestBody } from './rollouts-route.js';
 import { disconnectSignal, toWebRequest } from './web-exchange.js';
@@ -99,16 +100,9 @@ export async function episodesRoute(app: FastifyInstance, options: EpisodesRoute
     return answer(
       reply,
       async () => {
-        // The children are episodes like any: one unit of the open-episode quota each, held while they are made.
-        const held: (() => void)[] = [];
-        try {
-          for (let child = 0; child < body.data.n; child++) held.push(quotas.take('maxEpisodesPerPrincipal', principal, service.countOwnedBy(principal)));
-          const forked = await quotas.runAs(principal, () => service.fork(request.params.id, body.data, { principal, abortSignal: disconnectSignal(reply) }));
-          const episodes = forked.episodes.map((episode) => describe(request, episode));
-          return { ids: episodes.map((episode) => episode.id), turn: forked.turn, episodes };
-        } finally {
-          for (const release of held) release();
-        }
+        const forked = await forkEpisodeForPrincipal(service, quotas, request.params.id, body.data, { principal, abortSignal: disconnectSignal(reply) });
+        const episodes = forked.episodes.map((episode) => describe(request, episode));
+        return { ids: episodes.map((episode) => episode.id), turn: forked.turn, episodes };
       },
       201,
     );

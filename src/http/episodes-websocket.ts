@@ -7,6 +7,10 @@
  *       {episode_id, env, example_id, prompt, tools}, reward: null, done: false}}   (a reset releases the previous episode)
  *   {type: "step", data: {message}} -> {type: "observation", data: {observation: {messages}, reward, done, metadata?}}
  *   {type: "state"}                 -> {type: "state", data: {episode_id, step_count, messages, done, reward, reason}}
+ *   {type: "fork", data: {n}}       -> {type: "forked", data: {ids, turn, episodes: [{episode_id, env, example_id, prompt,
+ *       tools}]}}   (n children of this connection's episode at its current turn, as POST /v1/episodes/<id>/fork makes
+ *       them; the connection stays on the parent, and the children are the principal's episodes, driven over HTTP or
+ *       released by DELETE or idle expiry: closing this socket does not release them)
  *   {type: "close"}                 -> the episode is released (cleanup hook) and the socket closes (1000)
  *   any refusal or fault            -> {type: "error", data: {code, message, status, ...details}}
  *
@@ -18,20 +22,25 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { CorralError } from '../core/errors.js';
 import { stepEpisodeBodySchema } from './episode-step-contract.js';
-import { type EpisodeService, createEpisodeBodySchema } from './episodes-contract.js';
+import { type EpisodeDescription, type EpisodeService, createEpisodeBodySchema, forkEpisodeBodySchema } from './episodes-contract.js';
 import { episodeErrorAnswer } from './episodes-errors.js';
+import { forkEpisodeForPrincipal } from './episodes-fork.js';
 import { conversationAnswer } from './episodes-route.js';
 import type { PrincipalQuotas } from './principal-quotas.js';
 import { invalidRequestBody } from './rollouts-route.js';
 
-const socketMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('reset'), data: createEpisodeBodySchema }).strict(),
-  z.object({ type: z.literal('step'), data: stepEpisodeBodySchema }).strict(),
-  z.object({ type: z.literal('state') }).strict(),
-  z.object({ type: z.literal('close') }).strict(),
-]);
+/** The messages a client may send; fork's n is bounded by the server's cap (config server.maxEpisodeForks). */
+function socketMessageSchema(maxEpisodeForks: number) {
+  return z.discriminatedUnion('type', [
+    z.object({ type: z.literal('reset'), data: createEpisodeBodySchema }).strict(),
+    z.object({ type: z.literal('step'), data: stepEpisodeBodySchema }).strict(),
+    z.object({ type: z.literal('state') }).strict(),
+    z.object({ type: z.literal('fork'), data: forkEpisodeBodySchema(maxEpisodeForks) }).strict(),
+    z.object({ type: z.literal('close') }).strict(),
+  ]);
+}
 
-type SocketMessage = z.output<typeof socketMessageSchema>;
+type SocketMessage = z.output<ReturnType<typeof socketMessageSchema>>;
 
 /** Frames read but not yet answered: a client that sends far ahead of the answers is closed, so memory stays bounded. */
 export const MAX_WAITING_FRAMES = 16;
@@ -40,11 +49,14 @@ export interface EpisodeSocketOptions {
   service: EpisodeService;
   principal: string;
   quotas: PrincipalQuotas;
+  /** The most children one fork may ask for (config server.maxEpisodeForks). */
+  maxEpisodeForks: number;
   log: (details: Record<string, unknown>, message: string) => void;
 }
 
 export function serveEpisodeSocket(socket: WebSocket, options: EpisodeSocketOptions): void {
   const { service, principal, quotas } = options;
+  const messageSchema = socketMessageSchema(options.maxEpisodeForks);
   let episodeId: string | undefined;
   // Aborts the running call when the socket goes away (its tool calls stop; the episode is released after).
   const closed = new AbortController();
@@ -75,8 +87,7 @@ export function serveEpisodeSocket(socket: WebSocket, options: EpisodeSocketOpti
         try {
           const episode = await service.create(message.data, call);
           episodeId = episode.id;
-          const observation = { episode_id: episode.id, env: episode.env, example_id: episode.exampleId, prompt: episode.prompt, tools: episode.tools };
-          return send('observation', { observation, reward: null, done: false });
+          return send('observation', { observation: describe(episode), reward: null, done: false });
         } finally {
           releaseQuota();
         }
@@ -97,10 +108,18 @@ export function serveEpisodeSocket(socket: WebSocket, options: EpisodeSocketOpti
         const { id, turns, ...state } = conversationAnswer(service.conversation(currentEpisode(), principal));
         return send('state', { episode_id: id, step_count: turns, ...state });
       }
+      case 'fork': {
+        const forked = await forkEpisodeForPrincipal(service, quotas, currentEpisode(), message.data, call);
+        return send('forked', { ids: forked.episodes.map((episode) => episode.id), turn: forked.turn, episodes: forked.episodes.map(describe) });
+      }
       case 'close':
         await releaseCurrent();
         return void socket.close(1000, 'closed by the client');
     }
+  }
+
+  function describe(episode: EpisodeDescription) {
+    return { episode_id: episode.id, env: episode.env, example_id: episode.exampleId, prompt: episode.prompt, tools: episode.tools };
   }
 
   function answerError(error: unknown): void {
@@ -126,7 +145,7 @@ export function serveEpisodeSocket(socket: WebSocket, options: EpisodeSocketOpti
       } catch {
         return send('error', { code: 'INVALID_REQUEST', message: '(frame): not JSON; send one JSON object per text frame', field: '(frame)', status: 400 });
       }
-      const message = socketMessageSchema.safeParse(parsed);
+      const message = messageSchema.safeParse(parsed);
       if (!message.success) return send('error', { ...invalidRequestBody(message.error).error, status: 400 });
       await handle(message.data).catch(answerError);
     });

@@ -34,7 +34,13 @@ export function addWebSocketEndpoint(app: FastifyInstance, options: { episodes?:
     if (episodes && EPISODES_PATH.test(pathname)) {
       const principal = resolvePrincipal(request.headers, request.socket.remoteAddress);
       return sockets.handleUpgrade(request, socket, head, (webSocket) =>
-        serveEpisodeSocket(webSocket, { service: episodes, principal, quotas, log: (details, message) => app.log.warn(details, message) }),
+        serveEpisodeSocket(webSocket, {
+          service: episodes,
+          principal,
+          quotas,
+          maxEpisodeForks: config.server.maxEpisodeForks,
+          log: (details, message) => app.log.warn(details, message),
+        }),
       );
     }
     const environment = host.environment(decodeURIComponent(match[1]!));

@@ -25,7 +25,8 @@ describe.skipIf(!processBackend)('examples/', () => {
     expect(output).toContain('examples/custom-env');
     expect(output).toContain('examples/mcp-client');
     expect(output).toContain('examples/env-package');
-    for (const folder of ['bugfix', 'mixed-images', 'wordle', 'word-game', 'customer-service', 'nim']) expect(output).toContain(`examples/${folder}`);
+    for (const folder of ['best-of-n', 'bugfix', 'mixed-images', 'wordle', 'word-game', 'customer-service', 'nim'])
+      expect(output).toContain(`examples/${folder}`);
     expect(output).toMatch(/\d+ example\(s\) passed/);
   }, 600_000);
 });

@@ -434,6 +434,54 @@ describe('/ws/episodes', () => {
     expect((await get(`/v1/episodes/${next.data.observation.episode_id}`)).body.error.code).toBe('EPISODE_ERR_NOT_FOUND');
   });
 
+  it('forks its episode as POST /fork does: children continue from its turn, messages and state; refusals typed; the children outlive the socket', async () => {
+    const socket = await openSocket();
+    expect(await socket.send({ type: 'fork', data: { n: 2 } })).toMatchObject({ type: 'error', data: { code: 'EPISODE_ERR_NOT_FOUND', status: 404 } });
+    const reset = await socket.send({ type: 'reset', data: { env: 'counter', example_id: 'count-1' } });
+    const parentId = reset.data.observation.episode_id as string;
+    const addStep = (n: number) => ({ type: 'step', data: { message: { role: 'assistant', content: null, tool_calls: [call(`add-${n}`, 'add', { n })] } } });
+    expect((await socket.send(addStep(5))).data.observation.messages).toEqual([{ role: 'tool', tool_call_id: 'add-5', content: '5' }]);
+
+    for (const n of [0, 33])
+      expect(await socket.send({ type: 'fork', data: { n } })).toMatchObject({
+        type: 'error',
+        data: { code: 'INVALID_REQUEST', field: 'data.n', status: 400 },
+      });
+    const forked = await socket.send({ type: 'fork', data: { n: 2 } });
+    expect(forked).toMatchObject({ type: 'forked', data: { turn: 1 } });
+    const childIds = forked.data.ids as string[];
+    expect(childIds).toHaveLength(2);
+    expect(new Set([parentId, ...childIds]).size).toBe(3);
+    expect(forked.data.episodes).toEqual(childIds.map((id) => ({ ...reset.data.observation, episode_id: id })));
+
+    const parentState = (await socket.send({ type: 'state' })).data;
+    for (const childId of childIds) {
+      const child = (await get(`/v1/episodes/${childId}/state`)).body;
+      expect(child).toMatchObject({ turns: 1, done: false, forked_from: { episode: parentId, turn: 1 } });
+      expect(child.messages).toEqual(parentState.messages);
+    }
+    // Each goes on from the copied state on its own; the socket stays on the parent.
+    const childStep = await post(`/v1/episodes/${childIds[0]}/step`, {
+      message: { role: 'assistant', content: null, tool_calls: [call('c', 'add', { n: 1 })] },
+    });
+    expect(childStep.body.messages).toEqual([{ role: 'tool', tool_call_id: 'c', content: '6' }]);
+    expect((await socket.send(addStep(10))).data.observation.messages).toEqual([{ role: 'tool', tool_call_id: 'add-10', content: '15' }]);
+    expect((await get(`/v1/episodes/${childIds[1]}/state`)).body.turns).toBe(1);
+
+    const ended = await socket.send({ type: 'step', data: { message: '15' } });
+    expect(ended).toMatchObject({ type: 'observation', data: { done: true, reward: 1 } });
+    expect(await socket.send({ type: 'fork', data: { n: 1 } })).toMatchObject({ type: 'error', data: { code: 'EPISODE_ERR_DONE', status: 409 } });
+
+    const closed = new Promise((resolve) => socket.raw.once('close', resolve));
+    socket.raw.close();
+    await closed;
+    await expect.poll(async () => (await get(`/v1/episodes/${parentId}`)).body.error?.code).toBe('EPISODE_ERR_NOT_FOUND');
+    for (const childId of childIds) {
+      expect((await get(`/v1/episodes/${childId}`)).status).toBe(200);
+      expect((await app.inject({ method: 'DELETE', url: `/v1/episodes/${childId}` })).statusCode).toBe(204);
+    }
+  });
+
   it('closes a client that sends far ahead of its answers (1008), so waiting frames stay bounded', async () => {
     const socket = await openSocket();
     const closed = new Promise<number>((resolve) => socket.raw.once('close', (code) => resolve(code)));

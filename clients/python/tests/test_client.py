@@ -257,6 +257,23 @@ class StepTest(unittest.TestCase):
         with self.corral.episode_socket() as env:
             env.reset("guess", example_id="seven")
             self.assertEqual(env.step("9")["observation"]["messages"], [{"role": "user", "content": "lower"}])
+            # A fork over the socket: children continue from its turn, over HTTP; the socket stays on the parent.
+            parent = env.state()
+            children = env.fork(2)
+            try:
+                self.assertEqual([child.forked_from_turn for child in children], [1, 1])
+                for child in children:
+                    state = child.state()
+                    self.assertEqual(state["forked_from"], {"episode": parent["episode_id"], "turn": 1})
+                    self.assertEqual(state["messages"], parent["messages"])
+                done = children[0].step("7")
+                self.assertEqual((done["done"], done["reward"]), (True, 0.5))
+                with self.assertRaises(InvalidRequestError) as too_few:
+                    env.fork(0)
+                self.assertEqual(too_few.exception.code, "INVALID_REQUEST")
+            finally:
+                for child in children:
+                    child.delete()
             self.assertEqual(env.step("8")["observation"]["messages"], [{"role": "user", "content": "lower"}])
             done = env.step("7")
             self.assertEqual((done["done"], done["reward"]), (True, 1 / 3))
