@@ -42,6 +42,7 @@ interface BuildFigures {
 
 interface ServeFigures {
   top10Agreement?: number;
+  top10ScoresKept?: number;
   p50Ms: number;
   p99Ms: number;
   rssMiB: number;
@@ -122,7 +123,10 @@ export async function diskScaleFigures(options: DiskScaleOptions): Promise<Figur
       { name: `search.disk.open_ms.${label}`, value: round(serve.openMs), unit: 'ms' },
       ...(serve.top10Agreement === undefined
         ? []
-        : [{ name: `search.disk.top10_kept_vs_every_term.${label}`, value: round(serve.top10Agreement), unit: 'fraction' }]),
+        : [
+            { name: `search.disk.top10_pages_kept_vs_every_term.${label}`, value: round(serve.top10Agreement), unit: 'fraction' },
+            { name: `search.disk.top10_scores_kept_vs_every_term.${label}`, value: round(serve.top10ScoresKept ?? 0), unit: 'fraction' },
+          ]),
       {
         name: `search.disk.build_ms.${label}`,
         value: Math.round(build.buildMs),
