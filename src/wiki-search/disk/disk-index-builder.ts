@@ -28,7 +28,6 @@ import {
 } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { encodeSections } from './page-row.js';
-import { encodeLengthChunk } from './passage-lengths.js';
 import { encodePostings } from './posting-codec.js';
 import { bm25Length, termFrequencies, weightedTermsText } from './passage-terms.js';
 import { characterSpan } from './character-span.js';
@@ -194,12 +193,10 @@ class BatchWriter {
   private readonly insertPage;
   private readonly insertPassage;
   private readonly insertSegment;
-  private readonly insertLengths;
+  private readonly insertBatch;
   private readonly setProgress;
-  /** The current batch's passage lengths, written with it as one chunk. */
-  private batchLengths: number[] = [];
   /** The current batch's postings by term, written with it as one segment per term. */
-  private batchPostings = new Map<string, { passages: number[]; frequencies: number[] }>();
+  private batchPostings = new Map<string, { passages: number[]; frequencies: number[]; lengths: number[] }>();
   private readonly writeBatch;
 
   constructor(
@@ -210,19 +207,18 @@ class BatchWriter {
     this.passageNumber = (database.prepare('SELECT COALESCE(MAX(number), 0) AS last FROM passage').get() as { last: number }).last;
     this.insertPage = database.prepare('INSERT INTO page (ordinal, id, title, content, sections) VALUES (?, ?, ?, ?, ?)');
     this.insertPassage = database.prepare('INSERT INTO passage (number, page, position, length, text_start, text_chars, terms) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.insertLengths = database.prepare('INSERT INTO passage_length_chunk (first_number, lengths) VALUES (?, ?)');
+    this.insertBatch = database.prepare('INSERT INTO batch (first_number, passage_count) VALUES (?, ?)');
     this.insertSegment = database.prepare('INSERT INTO posting_segment (term, first_number, count, postings) VALUES (?, ?, ?, ?)');
     this.setProgress = database.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${META_KEYS.progress}', ?)`);
     this.writeBatch = database.transaction((batch: readonly StreamedPage[]) => {
       const firstNumber = this.passageNumber + 1;
-      this.batchLengths = [];
       this.batchPostings = new Map();
       for (const streamed of batch) this.writePage(streamed);
-      if (this.batchLengths.length > 0) this.insertLengths.run(firstNumber, encodeLengthChunk(this.batchLengths));
+      if (this.passageNumber >= firstNumber) this.insertBatch.run(firstNumber, this.passageNumber - firstNumber + 1);
       // In key order (batch, then term): the rows are appended to the end of the table.
       for (const term of [...this.batchPostings.keys()].sort()) {
-        const { passages, frequencies } = this.batchPostings.get(term) as { passages: number[]; frequencies: number[] };
-        this.insertSegment.run(term, firstNumber, passages.length, encodePostings(passages, frequencies));
+        const { passages, frequencies, lengths } = this.batchPostings.get(term) as { passages: number[]; frequencies: number[]; lengths: number[] };
+        this.insertSegment.run(term, firstNumber, passages.length, encodePostings(passages, frequencies, lengths));
       }
       this.batchPostings = new Map();
       const last = batch.at(-1);
@@ -253,14 +249,14 @@ class BatchWriter {
       const length = bm25Length(frequencies);
       const [textStart, textChars] = characterSpan(sectioned.content, passage.start, passage.end);
       this.passageNumber += 1;
-      this.batchLengths.push(length);
       const weighted = weightedTermsText(titleTerms, this.settings.titleWeight, textTerms);
       this.insertPassage.run(this.passageNumber, ordinal, position, length, textStart, textChars, weighted);
       for (const [term, frequency] of frequencies) {
         let postings = this.batchPostings.get(term);
-        if (postings === undefined) this.batchPostings.set(term, (postings = { passages: [], frequencies: [] }));
+        if (postings === undefined) this.batchPostings.set(term, (postings = { passages: [], frequencies: [], lengths: [] }));
         postings.passages.push(this.passageNumber);
         postings.frequencies.push(frequency);
+        postings.lengths.push(length);
       }
     });
     this.pageCount += 1;

@@ -6,10 +6,9 @@
  *              counts it, where its text is in the page's content (in characters, as SQL's substr counts them, so
  *              a hit's text is read without the page), and its analysed terms (title terms repeated titleWeight
  *              times, then the passage's own, as the in-memory engine indexes them)
- *   passage_length_chunk every passage's BM25 length, one blob of 16-bit lengths per build batch: a reader loads them
- *              once (2 bytes a passage) and scores a term's postings without reading a passage row
+ *   batch      each build batch's first passage number and passage count: the first half of a posting segment's key
  *   posting_segment the inverted index: one row per build batch and term, the batch's postings of the term
- *              (passage gaps and frequencies as varints, posting-codec.ts), keyed by (batch, term) so a batch appends
+ *              (passage gaps, frequencies and lengths as varints, posting-codec.ts), keyed by (batch, term) so a batch appends
  *              its rows at the end of the table (keyed by term first, every batch rewrote pages all over it: the
  *              1M build's write volume grew with the square of its size); a query seeks once per batch per term;
  *              written with their batch, so a resumed build has them all
@@ -40,7 +39,7 @@ CREATE TABLE IF NOT EXISTS passage (
   text_chars INTEGER NOT NULL,
   terms TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS passage_length_chunk (first_number INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS batch (first_number INTEGER PRIMARY KEY, passage_count INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS posting_segment (
   term TEXT NOT NULL,
   first_number INTEGER NOT NULL,

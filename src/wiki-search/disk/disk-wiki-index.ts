@@ -1,7 +1,7 @@
 /**
  * The wiki index on disk: the same three operations as WikiIndex (search, viewSections, readSection) over a file
  * written by buildDiskIndex, opened read-only, so any number of processes (serve, workers) share one file through
- * the OS page cache and none loads it into its heap (only the passages' lengths, 2 bytes each). Search: the rarest
+ * the OS page cache and none loads it into its heap. Search: the rarest
  * query terms pick candidate passages from their postings (query-plan.ts, posting-candidates.ts), every candidate is
  * scored exactly with all terms by the in-memory engine's BM25, a page scores its best passage, and only the hits'
  * titles and passage texts are read, for the results and snippets.
@@ -16,7 +16,7 @@ import { type CorpusStatistics, type QueryTerm, scorePassageText } from './bm25-
 import { diskIndexPath } from './disk-index-location.js';
 import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
-import { loadPassageLengths } from './passage-lengths.js';
+import { loadBatchStarts } from './build-batches.js';
 import { PostingCandidates } from './posting-candidates.js';
 import { type PageRow, pageFromRow } from './page-row.js';
 import { POSTINGS_BUDGET, planQuery } from './query-plan.js';
@@ -72,9 +72,9 @@ export class DiskWikiIndex {
     /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
-    passages: { lengths: Uint16Array; batchStarts: number[] },
+    batchStarts: readonly number[],
   ) {
-    this.postingCandidates = new PostingCandidates(database, passages.lengths, passages.batchStarts, statistics);
+    this.postingCandidates = new PostingCandidates(database, batchStarts, statistics);
     this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
     // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
     this.passageRows = database.prepare(
@@ -131,7 +131,7 @@ export class DiskWikiIndex {
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
       // Touch the inverted index once, so a damaged one fails here rather than on a model's first search.
       database.prepare('SELECT COUNT(*) FROM (SELECT term FROM posting_segment LIMIT 1)').pluck().get();
-      const passages = loadPassageLengths(database, statistics.passageCount);
+      const batchStarts = loadBatchStarts(database, statistics.passageCount);
       return new DiskWikiIndex(
         database,
         path,
@@ -140,7 +140,7 @@ export class DiskWikiIndex {
         statistics,
         meta.get(META_KEYS.sources) ?? '',
         options.postingsBudget ?? POSTINGS_BUDGET,
-        passages,
+        batchStarts,
       );
     } catch (error) {
       database?.close();

@@ -70,15 +70,15 @@ describe('disk wiki index ranking paths', () => {
     }
   });
 
-  it('an index whose passage lengths do not cover every passage is WIKI_ERR_INDEX_FILE_INVALID', async () => {
+  it('an index whose build batches do not cover every passage is WIKI_ERR_INDEX_FILE_INVALID', async () => {
     const out = join(directory, 'lengths-damaged');
     await buildDiskIndex({ sources: [await corpusSourceFromPath(join(fixtures, 'pages.jsonl'))], outDir: out, batchPages: 1 });
     const database = new Database(join(out, 'wiki-index.sqlite'));
-    database.prepare('DELETE FROM passage_length_chunk WHERE first_number = (SELECT MAX(first_number) FROM passage_length_chunk)').run();
+    database.prepare('DELETE FROM batch WHERE first_number = (SELECT MAX(first_number) FROM batch)').run();
     database.close();
     await expect(DiskWikiIndex.open(out)).rejects.toMatchObject({
       code: 'WIKI_ERR_INDEX_FILE_INVALID',
-      message: expect.stringContaining('passage lengths') as string,
+      message: expect.stringContaining('batches') as string,
     });
   });
 });

@@ -2,26 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { decodePostings, encodePostings, postingCapacity } from '../../../src/wiki-search/disk/posting-codec.js';
 import { TopScores } from '../../../src/wiki-search/disk/top-scores.js';
 
-function decoded(bytes: Uint8Array): [number, number][] {
+function decoded(bytes: Uint8Array): [number, number, number][] {
   const passages = new Uint32Array(postingCapacity(bytes));
   const frequencies = new Uint32Array(postingCapacity(bytes));
-  const count = decodePostings(bytes, passages, frequencies);
-  return Array.from({ length: count }, (_, index) => [passages[index] as number, frequencies[index] as number]);
+  const lengths = new Uint32Array(postingCapacity(bytes));
+  const count = decodePostings(bytes, passages, frequencies, lengths);
+  return Array.from({ length: count }, (_, index) => [passages[index] as number, frequencies[index] as number, lengths[index] as number]);
 }
 
 describe('posting codec', () => {
-  it('gives back every passage and frequency, small and large gaps alike', () => {
+  it('gives back every passage, frequency and length, small and large numbers alike', () => {
     const passages = [1, 2, 130, 16_515, 2_097_282, 4_000_000_000];
     const frequencies = [1, 127, 128, 3, 300, 1];
-    const bytes = encodePostings(passages, frequencies);
-    expect(decoded(bytes)).toEqual(passages.map((passage, index) => [passage, frequencies[index]]));
-    // One byte for a gap or a frequency below 128: the common case costs two bytes a posting.
-    expect(encodePostings([5, 6, 7], [1, 1, 1]).byteLength).toBe(6);
-    expect(decoded(encodePostings([], []))).toEqual([]);
+    const lengths = [1, 40, 128, 65_536, 7, 300];
+    const bytes = encodePostings(passages, frequencies, lengths);
+    expect(decoded(bytes)).toEqual(passages.map((passage, index) => [passage, frequencies[index], lengths[index]]));
+    // One byte for each number below 128: the common case costs three bytes a posting.
+    expect(encodePostings([5, 6, 7], [1, 1, 1], [9, 9, 9]).byteLength).toBe(9);
+    expect(decoded(encodePostings([], [], []))).toEqual([]);
   });
 
   it('refuses a list cut inside a number rather than inventing a posting', () => {
-    const bytes = encodePostings([1, 300], [1, 200]);
+    const bytes = encodePostings([1, 300], [1, 200], [5, 200]);
     expect(() => decoded(bytes.subarray(0, bytes.length - 1))).toThrow(/ends inside a number/);
   });
 });
