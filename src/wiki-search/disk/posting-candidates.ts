@@ -1,9 +1,10 @@
 /**
  * The best passages for a few selective query terms, scored from their postings alone: a term's posting segments
  * (one per build batch, posting-codec.ts) give each passage holding it, the term's frequency there and the
- * passage's length, so each posting gets its exact BM25 weight without reading a passage row. The terms' lists are merged in passage order (each is sorted), so a passage's score is complete when
- * the merge passes it and goes straight to a heap of the best (top-scores.ts): no array over every passage, whose
- * random accesses missed the CPU cache on every posting at a million pages.
+ * passage's length, so each posting gets its exact BM25 weight without reading a passage row. The terms' lists are
+ * merged in passage order (each is sorted), so a passage's score is complete when the merge passes it and goes
+ * straight to a heap of the best (top-scores.ts): no array over every passage, whose random accesses missed the CPU
+ * cache on every posting at a million pages.
  */
 import { type CorpusStatistics, type QueryTerm, inverseDocumentFrequency, K1, B } from './bm25-scorer.js';
 import type { SqliteDatabase } from './load-better-sqlite3.js';
