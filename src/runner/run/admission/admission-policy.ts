@@ -5,11 +5,14 @@
  * - ramp: +1 per successful model call while the level is in use, so the level doubles per round trip and a run
  *   never opens hundreds of sandboxes and connections in one burst;
  * - overload (429, 503, timeouts) and memory pressure: multiplicative back-off, and the level where it happened is
- *   remembered; growth then closes half the gap to it per round trip and probes past it by +1 per round trip;
+ *   remembered (less one per further refusal of the same burst: what the endpoint actually took); growth then
+ *   closes half the gap to it per round trip, holds just under it for a few round trips (a probe that meets the
+ *   same limit costs a cut) and then probes past it by +1 per round trip;
  * - congestion (latency above its baseline, sandbox acquire waits, a queueing model server): a gentle decrease and
  *   no growth.
  * A decrease takes effect only once the rollouts admitted above the new level have finished, so the signals those
- * rollouts still produce (a burst of 429s sent at the old level) cut the level once, not once each.
+ * rollouts still produce (a burst of 429s sent at the old level) cut the level once, not once each, and their
+ * successes do not grow it back before the cut was felt (TCP's one cut per window, no growth in recovery).
  */
 import type { LoadSignal } from './load-signals.js';
 
@@ -30,6 +33,8 @@ export interface AdmissionPolicyOptions {
   latencyFloorMs?: number;
   /** A sandbox acquire that waited longer than this means the pool, not the endpoint, bounds the run; default 1000. */
   acquireWaitMs?: number;
+  /** Round trips the level holds just under the remembered limit before it probes past it; default 8. */
+  probeHoldRoundTrips?: number;
 }
 
 export type AdmissionPhase = 'ramp' | 'steady';
@@ -53,6 +58,8 @@ export class AdmissionPolicy {
   private knownLimit: number | undefined;
   /** Signals from calls started before this were sent at a higher level: they do not cut again. */
   private lastDecreaseAtMs = Number.NEGATIVE_INFINITY;
+  /** Successes counted while holding under the remembered limit (a round trip is `level` of them). */
+  private heldSuccesses = 0;
   private readonly recentLatenciesMs: number[] = [];
   private latencyMedianMs: number | undefined;
   private latencyBaselineMs: number | undefined;
@@ -70,6 +77,7 @@ export class AdmissionPolicy {
       latencyTolerance: options.latencyTolerance ?? 3,
       latencyFloorMs: options.latencyFloorMs ?? 50,
       acquireWaitMs: options.acquireWaitMs ?? 1000,
+      probeHoldRoundTrips: options.probeHoldRoundTrips ?? 8,
     };
   }
 
@@ -137,19 +145,28 @@ export class AdmissionPolicy {
   }
 
   private grow(inFlight: number): void {
-    // An unused level proves nothing about the endpoint: grow only where the evidence is.
-    if (inFlight < this.level * IN_USE_SHARE || this.current >= this.maxLevel) return;
+    // An unused level proves nothing about the endpoint: grow only where the evidence is. Above the level, a cut has
+    // not taken effect yet (the rollouts admitted before it still drain): growing there would undo it unseen.
+    if (inFlight < this.level * IN_USE_SHARE || inFlight > this.level || this.current >= this.maxLevel) return;
     let step: number;
     if (this.phaseNow === 'ramp') step = 1;
     else if (this.knownLimit !== undefined && this.current < this.knownLimit - 1) step = (this.knownLimit - this.current) / (2 * this.current);
-    else step = 1 / this.current;
+    else if (this.knownLimit !== undefined && this.heldSuccesses < this.options.probeHoldRoundTrips * this.level) {
+      // Back under the limit the last cut found: stay there a while, since each probe past it costs a cut if it still holds.
+      this.heldSuccesses++;
+      return;
+    } else step = 1 / this.current;
     this.current = Math.min(this.maxLevel, this.current + Math.max(step, 1 / this.current));
     this.reason = this.phaseNow === 'ramp' ? 'ramp' : 'grow';
   }
 
   private decrease(reason: LevelReason, startedAtMs: number, inFlight: number, nowMs: number): void {
     // Sent before the last cut, or while the rollouts admitted above the cut level are still running: that cut already covers it.
-    if (startedAtMs < this.lastDecreaseAtMs || inFlight > this.level) return;
+    if (startedAtMs < this.lastDecreaseAtMs || inFlight > this.level) {
+      // But each further refusal of that burst says the endpoint took one request fewer than was in flight at the cut.
+      if (reason === 'overload' && this.knownLimit !== undefined) this.knownLimit = Math.max(this.current, this.knownLimit - 1);
+      return;
+    }
     const overload = reason === 'overload' || reason === 'memory';
     if (overload) this.knownLimit = Math.max(this.minLevel, Math.min(this.current, inFlight));
     else this.knownLimit = Math.min(this.knownLimit ?? Number.POSITIVE_INFINITY, this.current);
@@ -157,6 +174,7 @@ export class AdmissionPolicy {
     this.current = clamp(this.current * factor, this.minLevel, this.maxLevel);
     this.phaseNow = 'steady';
     this.lastDecreaseAtMs = nowMs;
+    this.heldSuccesses = 0;
     this.reason = reason;
     // After a cut the window still holds the overloaded latencies; it refills from calls sent at the new level.
     if (reason === 'latency') this.recentLatenciesMs.splice(0);

@@ -30,6 +30,18 @@ function simulate(policy: AdmissionPolicy, rounds: number, answer: (callIndex: n
   return { levels, overloaded: overloadedCalls };
 }
 
+/** Round trips on a healthy endpoint after `fromMs`: each, `level` rollouts in flight make one successful call. Returns the level after each. */
+function healthyRounds(policy: AdmissionPolicy, rounds: number, fromMs: number): number[] {
+  const levels: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const inFlight = policy.level;
+    const startedAtMs = fromMs + round * 10;
+    for (let call = 0; call < inFlight; call++) policy.observe(ok(startedAtMs), inFlight, startedAtMs + 10);
+    levels.push(policy.level);
+  }
+  return levels;
+}
+
 describe('AdmissionPolicy', () => {
   it('ramps up from a few rollouts, doubling per round trip, and stops at the ceiling on a healthy endpoint', () => {
     const policy = new AdmissionPolicy({ maxLevel: 256 });
@@ -59,6 +71,41 @@ describe('AdmissionPolicy', () => {
     // Sent after the cut, at the new level: the endpoint is still overloaded.
     policy.observe(overloaded(9), 44, 10);
     expect(policy.level).toBe(31);
+  });
+
+  it('does not grow back before a cut has taken effect: the calls of rollouts admitted above the new level prove nothing', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 80 });
+    policy.observe(overloaded(0), 80, 5);
+    expect(policy.level).toBe(56);
+    // Calls sent after the cut by rollouts admitted before it (80 still in flight, draining towards 56) all succeed.
+    for (let call = 0; call < 60; call++) policy.observe(ok(6 + call), 80 - Math.floor(call / 3), 7 + call);
+    expect(policy.level).toBe(56);
+    // Once drained to the level, its successes count again.
+    for (let call = 0; call < 56; call++) policy.observe(ok(100), 56, 200);
+    expect(policy.level).toBeGreaterThan(56);
+  });
+
+  it('returns to just under the limit a cut found, holds there 8 round trips, then probes past it by one per round trip', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 50 });
+    policy.observe(overloaded(0), 50, 1);
+    expect(policy.level).toBe(35);
+    const levels = healthyRounds(policy, 20, 10);
+    // Half the gap per round trip back to 49, then a hold: each probe past a limit that still holds costs a cut.
+    expect(levels.slice(0, 6)).toEqual([40, 44, 46, 47, 48, 49]);
+    expect(levels.filter((level) => level === 49)).toHaveLength(9);
+    expect(levels.slice(14, 18)).toEqual([50, 51, 52, 53]);
+  });
+
+  it('lowers the remembered limit by each further refusal of the burst that caused a cut, so the level returns to what the endpoint took', () => {
+    // The ramp overshot: 64 rollouts in flight when the first 429 came, then 15 more refusals of the same burst.
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 64 });
+    policy.observe(overloaded(0), 64, 1);
+    for (let refusal = 0; refusal < 15; refusal++) policy.observe(overloaded(0), 64, 2);
+    expect(policy.level).toBe(44);
+    // The endpoint took 64 - 16 = 48: the level climbs back under it and holds, instead of climbing towards 64.
+    const levels = healthyRounds(policy, 8, 10);
+    expect(Math.max(...levels)).toBe(48);
+    expect(levels.at(-1)).toBe(48);
   });
 
   it('converges just under an endpoint that answers 429 above 48 in flight, without growing far past it again', () => {
