@@ -5,7 +5,8 @@
  * - ramp: +1 per successful model call while the level is in use, so the level doubles per round trip and a run
  *   never opens hundreds of sandboxes and connections in one burst;
  * - overload (429, 503, timeouts) and memory pressure: multiplicative back-off, and the level where it happened is
- *   remembered (less one per further refusal of the same burst: what the endpoint actually took); growth then
+ *   remembered (less one per rollout refused again in the same burst: what the endpoint actually took, and the
+ *   level follows to x 0.7 of that, not of a ramp's overshoot); growth then
  *   closes half the gap to it per round trip, holds just under it for a few round trips (a probe that meets the
  *   same limit costs a cut) and then probes past it by +1 per round trip;
  * - congestion (latency above its baseline, sandbox acquire waits, a queueing model server): a gentle decrease and
@@ -58,6 +59,7 @@ export class AdmissionPolicy {
   private knownLimit: number | undefined;
   /** Signals from calls started before this were sent at a higher level: they do not cut again. */
   private lastDecreaseAtMs = Number.NEGATIVE_INFINITY;
+  private cutsSoFar = 0;
   /** Successes counted while holding under the remembered limit (a round trip is `level` of them). */
   private heldSuccesses = 0;
   private readonly recentLatenciesMs: number[] = [];
@@ -94,18 +96,27 @@ export class AdmissionPolicy {
     return this.reason;
   }
 
+  /** Decreases so far (a burst's refusals refining a cut do not count as another). */
+  get cuts(): number {
+    return this.cutsSoFar;
+  }
+
   /** The median latency of recent successful model calls and its baseline (the lowest that median has been), in ms. */
   get latency(): { medianMs: number | null; baselineMs: number | null } {
     return { medianMs: this.latencyMedianMs ?? null, baselineMs: this.latencyBaselineMs ?? null };
   }
 
-  /** Applies one signal; `inFlight` is how many rollouts are admitted right now. Returns true when the level changed. */
-  observe(signal: LoadSignal, inFlight: number, nowMs: number): boolean {
+  /**
+   * Applies one signal; `inFlight` is how many rollouts are admitted right now; `refusedAgain`: the signal is a refused
+   * call of a rollout that already had one refused since the last cut (a retry, which says nothing new about the
+   * endpoint). Returns true when the level changed.
+   */
+  observe(signal: LoadSignal, inFlight: number, nowMs: number, refusedAgain = false): boolean {
     const before = this.level;
     switch (signal.kind) {
       case 'model-call':
         if (signal.outcome === 'ok') this.onSuccess(signal.latencyMs, signal.startedAtMs, inFlight, nowMs);
-        else if (signal.outcome === 'overloaded' || signal.outcome === 'timeout') this.decrease('overload', signal.startedAtMs, inFlight, nowMs);
+        else if (signal.outcome === 'overloaded' || signal.outcome === 'timeout') this.overloaded(signal.startedAtMs, inFlight, nowMs, refusedAgain);
         break;
       case 'rollout-done':
         // Rollouts without a model call (baseline agents, CLI agents behind the proxy) still clock the ramp.
@@ -160,13 +171,19 @@ export class AdmissionPolicy {
     this.reason = this.phaseNow === 'ramp' ? 'ramp' : 'grow';
   }
 
-  private decrease(reason: LevelReason, startedAtMs: number, inFlight: number, nowMs: number): void {
+  private overloaded(startedAtMs: number, inFlight: number, nowMs: number, refusedAgain: boolean): void {
+    if (this.decrease('overload', startedAtMs, inFlight, nowMs) || refusedAgain || this.knownLimit === undefined) return;
+    // Another rollout refused in the burst the last cut answered: the endpoint took one request fewer than was in
+    // flight at the cut. The cut was sized from what was in flight (after a ramp, up to twice what the endpoint
+    // takes); it follows down to the factor of what the endpoint took, once, instead of once per round trip.
+    this.knownLimit = Math.max(this.minLevel, this.knownLimit - 1);
+    this.current = Math.max(this.minLevel, Math.min(this.current, this.knownLimit * this.options.overloadFactor));
+  }
+
+  /** Returns false when the signal is part of what the last cut already answered. */
+  private decrease(reason: LevelReason, startedAtMs: number, inFlight: number, nowMs: number): boolean {
     // Sent before the last cut, or while the rollouts admitted above the cut level are still running: that cut already covers it.
-    if (startedAtMs < this.lastDecreaseAtMs || inFlight > this.level) {
-      // But each further refusal of that burst says the endpoint took one request fewer than was in flight at the cut.
-      if (reason === 'overload' && this.knownLimit !== undefined) this.knownLimit = Math.max(this.current, this.knownLimit - 1);
-      return;
-    }
+    if (startedAtMs < this.lastDecreaseAtMs || inFlight > this.level) return false;
     const overload = reason === 'overload' || reason === 'memory';
     if (overload) this.knownLimit = Math.max(this.minLevel, Math.min(this.current, inFlight));
     else this.knownLimit = Math.min(this.knownLimit ?? Number.POSITIVE_INFINITY, this.current);
@@ -175,9 +192,11 @@ export class AdmissionPolicy {
     this.phaseNow = 'steady';
     this.lastDecreaseAtMs = nowMs;
     this.heldSuccesses = 0;
+    this.cutsSoFar++;
     this.reason = reason;
     // After a cut the window still holds the overloaded latencies; it refills from calls sent at the new level.
     if (reason === 'latency') this.recentLatenciesMs.splice(0);
+    return true;
   }
 }
 

@@ -64,10 +64,11 @@ describe('AdmissionPolicy', () => {
     expect(policy.level).toBe(44);
     expect(policy.phase).toBe('steady');
     expect(policy.lastReason).toBe('overload');
-    // The other 429s of that burst: sent before the cut, or while the 64 admitted rollouts drain.
-    for (let call = 0; call < 20; call++) policy.observe(overloaded(1), 64, 6);
-    policy.observe(overloaded(7), 60, 8);
+    // The same burst's 429s on the retries of that rollout: sent before the cut, or while the 64 admitted rollouts drain.
+    for (let call = 0; call < 20; call++) policy.observe(overloaded(1), 64, 6, true);
+    policy.observe(overloaded(7), 60, 8, true);
     expect(policy.level).toBe(44);
+    expect(policy.cuts).toBe(1);
     // Sent after the cut, at the new level: the endpoint is still overloaded.
     policy.observe(overloaded(9), 44, 10);
     expect(policy.level).toBe(31);
@@ -96,14 +97,19 @@ describe('AdmissionPolicy', () => {
     expect(levels.slice(14, 18)).toEqual([50, 51, 52, 53]);
   });
 
-  it('lowers the remembered limit by each further refusal of the burst that caused a cut, so the level returns to what the endpoint took', () => {
-    // The ramp overshot: 64 rollouts in flight when the first 429 came, then 15 more refusals of the same burst.
-    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 64 });
-    policy.observe(overloaded(0), 64, 1);
-    for (let refusal = 0; refusal < 15; refusal++) policy.observe(overloaded(0), 64, 2);
-    expect(policy.level).toBe(44);
-    // The endpoint took 64 - 16 = 48: the level climbs back under it and holds, instead of climbing towards 64.
-    const levels = healthyRounds(policy, 8, 10);
+  it('sizes a cut from what the endpoint took: each other rollout refused in the burst lowers the remembered limit, and the level follows', () => {
+    // The ramp overshot: 80 rollouts in flight when the first 429 came, then 31 more rollouts refused in the same burst.
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 80 });
+    policy.observe(overloaded(0), 80, 1);
+    expect(policy.level).toBe(56);
+    for (let refusal = 0; refusal < 31; refusal++) policy.observe(overloaded(0), 80, 2);
+    // Their retries, refused again in the same burst, say nothing new.
+    for (let retry = 0; retry < 31; retry++) policy.observe(overloaded(3), 80, 4, true);
+    // The endpoint took 80 - 32 = 48 and refused the 49th: x 0.7 of 49, one cut (not three, a round trip apart, down from 80).
+    expect(policy.level).toBe(34);
+    expect(policy.cuts).toBe(1);
+    // The level climbs back just under what the endpoint took and holds there, instead of climbing towards 80.
+    const levels = healthyRounds(policy, 10, 10);
     expect(Math.max(...levels)).toBe(48);
     expect(levels.at(-1)).toBe(48);
   });
