@@ -34,7 +34,10 @@ export interface AdmissionPolicyOptions {
   latencyFloorMs?: number;
   /** A sandbox acquire that waited longer than this means the pool, not the endpoint, bounds the run; default 1000. */
   acquireWaitMs?: number;
-  /** Round trips the level holds just under the remembered limit before it probes past it; default 8. */
+  /**
+   * Round trips the level holds just under the remembered limit before it probes past it; default 8. Each probe that
+   * meets the limit where the last cut found it doubles the next hold, up to 4 times this.
+   */
   probeHoldRoundTrips?: number;
 }
 
@@ -62,6 +65,8 @@ export class AdmissionPolicy {
   private cutsSoFar = 0;
   /** Successes counted while holding under the remembered limit (a round trip is `level` of them). */
   private heldSuccesses = 0;
+  /** The current hold, in round trips. */
+  private holdRoundTrips: number;
   private readonly recentLatenciesMs: number[] = [];
   private latencyMedianMs: number | undefined;
   private latencyBaselineMs: number | undefined;
@@ -81,6 +86,7 @@ export class AdmissionPolicy {
       acquireWaitMs: options.acquireWaitMs ?? 1000,
       probeHoldRoundTrips: options.probeHoldRoundTrips ?? 8,
     };
+    this.holdRoundTrips = this.options.probeHoldRoundTrips;
   }
 
   /** Rollouts that may be in flight now. */
@@ -162,7 +168,7 @@ export class AdmissionPolicy {
     let step: number;
     if (this.phaseNow === 'ramp') step = 1;
     else if (this.knownLimit !== undefined && this.current < this.knownLimit - 1) step = (this.knownLimit - this.current) / (2 * this.current);
-    else if (this.knownLimit !== undefined && this.heldSuccesses < this.options.probeHoldRoundTrips * this.level) {
+    else if (this.knownLimit !== undefined && this.heldSuccesses < this.holdRoundTrips * this.level) {
       // Back under the limit the last cut found: stay there a while, since each probe past it costs a cut if it still holds.
       this.heldSuccesses++;
       return;
@@ -185,8 +191,13 @@ export class AdmissionPolicy {
     // Sent before the last cut, or while the rollouts admitted above the cut level are still running: that cut already covers it.
     if (startedAtMs < this.lastDecreaseAtMs || inFlight > this.level) return false;
     const overload = reason === 'overload' || reason === 'memory';
+    const previousLimit = this.knownLimit;
     if (overload) this.knownLimit = Math.max(this.minLevel, Math.min(this.current, inFlight));
     else this.knownLimit = Math.min(this.knownLimit ?? Number.POSITIVE_INFINITY, this.current);
+    // Met the limit where the last cut found it: it holds, so each probe past it is likelier to cost a cut; probe half as often.
+    const sameLimit = previousLimit !== undefined && Math.abs(this.knownLimit - previousLimit) <= 1;
+    const base = this.options.probeHoldRoundTrips;
+    this.holdRoundTrips = sameLimit ? Math.min(this.holdRoundTrips * 2, 4 * base) : base;
     const factor = overload ? this.options.overloadFactor : this.options.congestionFactor;
     this.current = clamp(this.current * factor, this.minLevel, this.maxLevel);
     this.phaseNow = 'steady';

@@ -97,6 +97,19 @@ describe('AdmissionPolicy', () => {
     expect(levels.slice(14, 18)).toEqual([50, 51, 52, 53]);
   });
 
+  it('holds twice as long after a probe that met the limit where the last cut found it', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 50 });
+    policy.observe(overloaded(0), 50, 1);
+    // Back to 49 and held 8 round trips, then the probe reaches 50 and is refused there again.
+    const first = healthyRounds(policy, 15, 10);
+    expect(first.at(-1)).toBe(50);
+    policy.observe(overloaded(200), 50, 201);
+    expect(policy.level).toBe(35);
+    const second = healthyRounds(policy, 30, 300);
+    expect(first.filter((level) => level === 49)).toHaveLength(9);
+    expect(second.filter((level) => level === 49)).toHaveLength(17);
+  });
+
   it('sizes a cut from what the endpoint took: each other rollout refused in the burst lowers the remembered limit, and the level follows', () => {
     // The ramp overshot: 80 rollouts in flight when the first 429 came, then 31 more rollouts refused in the same burst.
     const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 80 });
