@@ -4,6 +4,7 @@
  * flight beyond 32, and 429 to any request beyond 48 in flight; rollouts are one model call in a tool-less
  * environment. Target (issue 28): auto reaches >= 90% of the best fixed setting's rollouts/s with 0 errored rollouts.
  */
+import { loadavg } from 'node:os';
 import { OpenAIAgent } from '../src/runner/agents/openai/openai-agent.js';
 import { defineEnvironment, type Example } from '../src/runner/contract/environment.js';
 import { AdmissionController } from '../src/runner/run/admission/admission-controller.js';
@@ -33,6 +34,9 @@ interface Measured {
   errored: number;
   rateLimited: number;
   level?: number;
+  /** -c auto: seconds until the level first reached the endpoint's limit, and its time-weighted mean. */
+  secondsToLimit?: number;
+  meanLevel?: number;
 }
 
 export async function admissionFigures(options: { rollouts: number; log: (line: string) => void }): Promise<Figure[]> {
@@ -62,9 +66,16 @@ export async function admissionFigures(options: { rollouts: number; log: (line: 
       });
       const seconds = (performance.now() - startedAt) / 1000;
       const measured: Measured = { label, rolloutsPerS: progress.done / seconds, errored: progress.errored, rateLimited };
-      if (typeof concurrency !== 'number') measured.level = concurrency.level;
+      let levels = '';
+      if (typeof concurrency !== 'number') {
+        const { history } = concurrency.snapshot();
+        measured.level = concurrency.level;
+        measured.secondsToLimit = history.find(([, level]) => level >= LIMIT)?.[0] ?? Number.NaN;
+        measured.meanLevel = meanLevel(history, seconds);
+        levels = `, final level ${measured.level}, level ${LIMIT} after ${round(measured.secondsToLimit, 2)} s, mean level ${round(measured.meanLevel, 1)}`;
+      }
       options.log(
-        `  ${label}: ${round(measured.rolloutsPerS, 1)} rollouts/s, ${measured.errored} errored, ${rateLimited} 429s${measured.level === undefined ? '' : `, final level ${measured.level}`}`,
+        `  ${label}: ${round(measured.rolloutsPerS, 1)} rollouts/s in ${round(seconds, 2)} s, ${measured.errored} errored, ${rateLimited} 429s${levels} (load average ${loadavg()[0]!.toFixed(1)})`,
       );
       return measured;
     } finally {
@@ -77,6 +88,7 @@ export async function admissionFigures(options: { rollouts: number; log: (line: 
   const auto = await measure('-c auto', new AdmissionController({ mode: 'auto', maxConcurrency: 256 }));
   const best = fixed.reduce((a, b) => (b.rolloutsPerS > a.rolloutsPerS ? b : a));
   const worst = fixed.reduce((a, b) => (b.rolloutsPerS < a.rolloutsPerS ? b : a));
+  options.log(`  auto / best fixed (${best.label}): x${round(auto.rolloutsPerS / best.rolloutsPerS)}`);
   // A setting that errored rollouts bought its rate with lost work: the fair peer is the best one without errors.
   const clean = fixed.filter((each) => each.errored === 0);
   const bestClean = clean.length > 0 ? clean.reduce((a, b) => (b.rolloutsPerS > a.rolloutsPerS ? b : a)) : best;
@@ -110,6 +122,15 @@ export async function admissionFigures(options: { rollouts: number; log: (line: 
     { name: 'runner.admission.auto_errored', value: auto.errored, unit: 'rollouts', target: '0' },
     { name: 'runner.admission.auto_rate_limited', value: auto.rateLimited, unit: '429s', peer: '-c 256', peerValue: fixed.at(-1)!.rateLimited },
     { name: 'runner.admission.auto_final_level', value: auto.level ?? 0, unit: 'rollouts in flight', target: `near ${LIMIT}` },
+    { name: 'runner.admission.auto_mean_level', value: round(auto.meanLevel ?? Number.NaN, 1), unit: 'rollouts in flight (time-weighted)' },
+    { name: 'runner.admission.auto_seconds_to_limit', value: round(auto.secondsToLimit ?? Number.NaN, 2), unit: `s until the level first reached ${LIMIT}` },
     { name: 'runner.admission.fixed_256_errored', value: fixed.at(-1)!.errored, unit: 'rollouts' },
   ];
+}
+
+/** The level's mean over the run, each level weighted by how long it held. */
+function meanLevel(history: readonly (readonly [number, number])[], seconds: number): number {
+  let weighted = 0;
+  history.forEach(([atS, level], index) => (weighted += level * (Math.min(seconds, history[index + 1]?.[0] ?? seconds) - atS)));
+  return weighted / seconds;
 }

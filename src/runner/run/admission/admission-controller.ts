@@ -91,10 +91,15 @@ export class AdmissionController implements RunAdmission, LoadObserver {
   async run<T>(abortSignal: AbortSignal, task: () => Promise<T>): Promise<T | undefined> {
     if (!(await this.admit(abortSignal))) return undefined;
     let modelCalls = false;
+    // The policy's cut count when a call of this rollout was last refused: its retries in the same burst say nothing new.
+    let refusedAtCut: number | undefined;
     const observer: LoadObserver = {
       observe: (signal) => {
-        if (signal.kind === 'model-call') modelCalls = true;
-        this.observe(signal);
+        if (signal.kind !== 'model-call') return this.observe(signal);
+        modelCalls = true;
+        const refused = signal.outcome === 'overloaded' || signal.outcome === 'timeout';
+        this.observe(signal, refused && refusedAtCut !== undefined && refusedAtCut === this.policy?.cuts);
+        if (refused) refusedAtCut = this.policy?.cuts;
       },
     };
     try {
@@ -106,12 +111,13 @@ export class AdmissionController implements RunAdmission, LoadObserver {
     }
   }
 
-  observe(signal: LoadSignal): void {
+  /** `refusedAgain`: a refused call of a rollout that already had one refused since the policy's last cut. */
+  observe(signal: LoadSignal, refusedAgain = false): void {
     if (!this.policy) return;
     const nowMs = this.now();
-    const before = this.level;
-    if (!this.policy.observe(signal, this.inFlight, nowMs)) return;
-    if (this.level < before) this.cuts[this.policy.lastReason] = (this.cuts[this.policy.lastReason] ?? 0) + 1;
+    const cutsBefore = this.policy.cuts;
+    if (!this.policy.observe(signal, this.inFlight, nowMs, refusedAgain)) return;
+    if (this.policy.cuts > cutsBefore) this.cuts[this.policy.lastReason] = (this.cuts[this.policy.lastReason] ?? 0) + 1;
     this.history.record(nowMs, this.level);
     this.pump();
   }

@@ -69,6 +69,33 @@ describe('AdmissionController', () => {
     expect(controller.snapshot().level).toBeLessThan(snapshot.level);
   });
 
+  it('counts each rollout refused in a burst once towards what the endpoint took, however often its retries are refused', async () => {
+    let nowMs = 0;
+    const controller = new AdmissionController({ mode: 'auto', maxConcurrency: 64, policy: { initialLevel: 10 }, now: () => nowMs, freeMemory: () => 0.5 });
+    const signal = new AbortController().signal;
+    const refuse = () => reportLoad({ kind: 'model-call', outcome: 'overloaded', startedAtMs: nowMs, latencyMs: 1 });
+    const steps = Array.from({ length: 10 }, () => held());
+    const runs = steps.map((step, index) =>
+      controller.run(signal, async () => {
+        await step.task();
+        // Rollout 0 is refused and then refused on each of its 4 retries; rollout 1 is refused once.
+        if (index === 0) for (let attempt = 0; attempt < 5; attempt++) refuse();
+        if (index === 1) refuse();
+      }),
+    );
+    nowMs = 10;
+    steps[0]!.finish();
+    await runs[0];
+    // The first refusal cut 10 -> 7; the retries of the same rollout changed nothing.
+    expect(controller.snapshot()).toMatchObject({ level: 7, cuts: { overload: 1 } });
+    steps[1]!.finish();
+    await runs[1];
+    // Another rollout refused in the same burst: the endpoint took 8, refused the 9th, and the level follows to 0.7 x 9.
+    expect(controller.snapshot()).toMatchObject({ level: 6, cuts: { overload: 1 } });
+    for (const step of steps) step.finish();
+    await Promise.all(runs);
+  });
+
   it('cuts the level when host memory runs short', async () => {
     let nowMs = 0;
     let free = 0.5;

@@ -30,6 +30,18 @@ function simulate(policy: AdmissionPolicy, rounds: number, answer: (callIndex: n
   return { levels, overloaded: overloadedCalls };
 }
 
+/** Round trips on a healthy endpoint after `fromMs`: each, `level` rollouts in flight make one successful call. Returns the level after each. */
+function healthyRounds(policy: AdmissionPolicy, rounds: number, fromMs: number): number[] {
+  const levels: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const inFlight = policy.level;
+    const startedAtMs = fromMs + round * 10;
+    for (let call = 0; call < inFlight; call++) policy.observe(ok(startedAtMs), inFlight, startedAtMs + 10);
+    levels.push(policy.level);
+  }
+  return levels;
+}
+
 describe('AdmissionPolicy', () => {
   it('ramps up from a few rollouts, doubling per round trip, and stops at the ceiling on a healthy endpoint', () => {
     const policy = new AdmissionPolicy({ maxLevel: 256 });
@@ -52,13 +64,67 @@ describe('AdmissionPolicy', () => {
     expect(policy.level).toBe(44);
     expect(policy.phase).toBe('steady');
     expect(policy.lastReason).toBe('overload');
-    // The other 429s of that burst: sent before the cut, or while the 64 admitted rollouts drain.
-    for (let call = 0; call < 20; call++) policy.observe(overloaded(1), 64, 6);
-    policy.observe(overloaded(7), 60, 8);
+    // The same burst's 429s on the retries of that rollout: sent before the cut, or while the 64 admitted rollouts drain.
+    for (let call = 0; call < 20; call++) policy.observe(overloaded(1), 64, 6, true);
+    policy.observe(overloaded(7), 60, 8, true);
     expect(policy.level).toBe(44);
+    expect(policy.cuts).toBe(1);
     // Sent after the cut, at the new level: the endpoint is still overloaded.
     policy.observe(overloaded(9), 44, 10);
     expect(policy.level).toBe(31);
+  });
+
+  it('does not grow back before a cut has taken effect: the calls of rollouts admitted above the new level prove nothing', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 80 });
+    policy.observe(overloaded(0), 80, 5);
+    expect(policy.level).toBe(56);
+    // Calls sent after the cut by rollouts admitted before it (80 still in flight, draining towards 56) all succeed.
+    for (let call = 0; call < 60; call++) policy.observe(ok(6 + call), 80 - Math.floor(call / 3), 7 + call);
+    expect(policy.level).toBe(56);
+    // Once drained to the level, its successes count again.
+    for (let call = 0; call < 56; call++) policy.observe(ok(100), 56, 200);
+    expect(policy.level).toBeGreaterThan(56);
+  });
+
+  it('returns to just under the limit a cut found, holds there 8 round trips, then probes past it by one per round trip', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 50 });
+    policy.observe(overloaded(0), 50, 1);
+    expect(policy.level).toBe(35);
+    const levels = healthyRounds(policy, 20, 10);
+    // Half the gap per round trip back to 49, then a hold: each probe past a limit that still holds costs a cut.
+    expect(levels.slice(0, 6)).toEqual([40, 44, 46, 47, 48, 49]);
+    expect(levels.filter((level) => level === 49)).toHaveLength(9);
+    expect(levels.slice(14, 18)).toEqual([50, 51, 52, 53]);
+  });
+
+  it('holds twice as long after a probe that met the limit where the last cut found it', () => {
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 50 });
+    policy.observe(overloaded(0), 50, 1);
+    // Back to 49 and held 8 round trips, then the probe reaches 50 and is refused there again.
+    const first = healthyRounds(policy, 15, 10);
+    expect(first.at(-1)).toBe(50);
+    policy.observe(overloaded(200), 50, 201);
+    expect(policy.level).toBe(35);
+    const second = healthyRounds(policy, 30, 300);
+    expect(first.filter((level) => level === 49)).toHaveLength(9);
+    expect(second.filter((level) => level === 49)).toHaveLength(17);
+  });
+
+  it('sizes a cut from what the endpoint took: each other rollout refused in the burst lowers the remembered limit, and the level follows', () => {
+    // The ramp overshot: 80 rollouts in flight when the first 429 came, then 31 more rollouts refused in the same burst.
+    const policy = new AdmissionPolicy({ maxLevel: 256, initialLevel: 80 });
+    policy.observe(overloaded(0), 80, 1);
+    expect(policy.level).toBe(56);
+    for (let refusal = 0; refusal < 31; refusal++) policy.observe(overloaded(0), 80, 2);
+    // Their retries, refused again in the same burst, say nothing new.
+    for (let retry = 0; retry < 31; retry++) policy.observe(overloaded(3), 80, 4, true);
+    // The endpoint took 80 - 32 = 48 and refused the 49th: x 0.7 of 49, one cut (not three, a round trip apart, down from 80).
+    expect(policy.level).toBe(34);
+    expect(policy.cuts).toBe(1);
+    // The level climbs back just under what the endpoint took and holds there, instead of climbing towards 80.
+    const levels = healthyRounds(policy, 10, 10);
+    expect(Math.max(...levels)).toBe(48);
+    expect(levels.at(-1)).toBe(48);
   });
 
   it('converges just under an endpoint that answers 429 above 48 in flight, without growing far past it again', () => {
