@@ -127,7 +127,7 @@ export function registerBenchSubcommands(bench: Command): void {
     .option('--json', 'print only the JSON array of figures on stdout')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
     .option('--only <parts>', 'comma-separated subset of wiki,humaneval,baseline,samples,admission')
-    .option('--admission-rollouts <n>', 'admission: rollouts per -c setting', '600')
+    .option('--admission-rollouts <n>', 'admission: rollouts per -c setting', '2000')
     .option('--rollouts <n>', 'wiki rollouts per timed run, all in flight at once', '1024')
     .option('--repeats <n>', 'timed wiki runs (median)', '3')
     .option('--image <image>', 'sandbox image for HumanEval and its docker run peer', 'corral/python:latest')
