@@ -6,7 +6,7 @@
  *
  *   corral serve --env examples/best-of-n/env.ts
  */
-import { defineEnvironment, defineTool, z, type ToolContext } from 'corral';
+import { defineAgent, defineEnvironment, defineTool, z, type ToolContext } from 'corral';
 
 interface SumState {
   adds: number[];
@@ -54,3 +54,17 @@ export default defineEnvironment({
   ],
   maxTurns: 6,
 });
+
+/**
+ * The oracle `corral env check examples/best-of-n/env.ts` runs (and `corral eval ... --agent oracle`): adds the
+ * target in one call and answers with the total the tool returned, so it earns the full reward of 1.
+ */
+export const agents = {
+  oracle: defineAgent({
+    name: 'oracle',
+    async run({ example, callTool, answer }) {
+      const total = await callTool('add', { n: Number(example.answer) });
+      answer(total.text.trim());
+    },
+  }),
+};

@@ -42,6 +42,7 @@ const examples: Target[] = [
   { name: 'examples-env-package', environment: 'examples/env-package/index.ts', backend: 'process' },
   { name: 'examples-train-grpo', environment: 'examples/train-grpo/env.ts', backend: 'process' },
   { name: 'examples-mixed-images', environment: 'examples/mixed-images/index.ts', backend: 'docker' },
+  { name: 'examples-best-of-n', environment: 'examples/best-of-n/env.ts', backend: 'process' },
 ];
 
 /** Environments that talk back (respond, a simulated user, roles): two examples each keep the added time small. */
