@@ -88,17 +88,29 @@ async function builtIndex(options: DiskScaleOptions, pageCount: number, corpora:
 }
 
 export async function diskScaleFigures(options: DiskScaleOptions): Promise<Figure[]> {
-  const figures: Figure[] = [];
-  let peer: (ServeFigures & { buildMs: number; peakRssMiB: number }) | undefined;
+  const served: { pageCount: number; directory: string; build: BuildFigures; serve: ServeFigures; corpora: string[] }[] = [];
   for (const pageCount of options.pageCounts) {
-    const label = labelOf(pageCount);
     const corpora = await corpusPaths(options, pageCount);
     const { directory, build } = await builtIndex(options, pageCount, corpora);
-    const serve = await runChild<ServeFigures>('serve', [directory, options.questionsPath, String(options.queryCount)]);
-    if (pageCount === options.memoryPeerPages) {
-      options.log(`search: building the in-memory peer at ${label}`);
-      peer = await runChild('memory', [options.questionsPath, String(options.queryCount), ...corpora]);
-    }
+    served.push({
+      pageCount,
+      directory,
+      build,
+      corpora,
+      serve: await runChild<ServeFigures>('serve', [directory, options.questionsPath, String(options.queryCount)]),
+    });
+  }
+  // The in-memory peer runs after every disk index has served: its multi-GiB process pushes an index out of the OS
+  // page cache, and a disk index measured right after it would read from disk what a serving process has cached.
+  const peerRun = served.find((run) => run.pageCount === options.memoryPeerPages);
+  let peer: (ServeFigures & { buildMs: number; peakRssMiB: number }) | undefined;
+  if (peerRun !== undefined) {
+    options.log(`search: building the in-memory peer at ${labelOf(peerRun.pageCount)}`);
+    peer = await runChild('memory', [options.questionsPath, String(options.queryCount), ...peerRun.corpora]);
+  }
+  const figures: Figure[] = [];
+  for (const { pageCount, directory, build, serve } of served) {
+    const label = labelOf(pageCount);
     const compare = (value: number, peerValue: number | undefined) =>
       peer !== undefined && pageCount === options.memoryPeerPages && peerValue !== undefined
         ? { peer: 'in-memory index (MiniSearch)', peerValue: round(peerValue), ratio: round(peerValue / value, 2) }

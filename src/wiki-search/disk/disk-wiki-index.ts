@@ -31,6 +31,8 @@ const DEFAULT_SEARCH_LIMIT = 10;
 export interface DiskWikiIndexOptions {
   /** Postings FTS5 may rank per query (default POSTINGS_BUDGET, see query-plan.ts); larger is slower and closer to exhaustive. */
   readonly postingsBudget?: number;
+  /** Weighted postings kept across queries (default TERM_WEIGHT_CACHE_POSTINGS, ~48 MiB; 0 keeps none), see term-weight-cache.ts. */
+  readonly termCachePostings?: number;
 }
 
 interface PassageRow {
@@ -73,8 +75,9 @@ export class DiskWikiIndex {
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
     batchStarts: readonly number[],
+    termCachePostings: number | undefined,
   ) {
-    this.postingCandidates = new PostingCandidates(database, batchStarts, statistics);
+    this.postingCandidates = new PostingCandidates(database, batchStarts, statistics, termCachePostings);
     this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
     // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
     this.passageRows = database.prepare(
@@ -141,6 +144,7 @@ export class DiskWikiIndex {
         meta.get(META_KEYS.sources) ?? '',
         options.postingsBudget ?? POSTINGS_BUDGET,
         batchStarts,
+        options.termCachePostings,
       );
     } catch (error) {
       database?.close();

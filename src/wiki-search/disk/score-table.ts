@@ -3,7 +3,17 @@
  * postings (twice as many slots, a power of two): small enough to stay in the CPU cache, where an array over every
  * passage in the index is not. Passage numbers start at 1, so 0 marks an empty slot. Reused across queries.
  */
-export class ScoreTable {
+/** Sums of BM25 weights per passage for one query (this table, or dense-scores.ts for small indexes). */
+export interface PassageScores {
+  /** Empties the sums, with room for `entries` distinct passages. */
+  reset(entries: number): this;
+  /** Adds `score` (positive) to the passage's sum. */
+  add(passage: number, score: number): void;
+  /** Visits every passage with a sum once. */
+  forEach(visit: (passage: number, score: number) => void): void;
+}
+
+export class ScoreTable implements PassageScores {
   private keys = new Uint32Array(1024);
   private values = new Float64Array(1024);
   private mask = 1023;

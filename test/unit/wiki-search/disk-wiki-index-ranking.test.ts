@@ -46,6 +46,27 @@ describe('disk wiki index ranking paths', () => {
     }
   });
 
+  it('answers the same with term lists kept across queries as without, however small the kept budget', async () => {
+    const queries = ['What do otters eat?', 'lighthouse keepers wicks', 'the river of the century', 'twentieth century navy', 'What do otters eat?'];
+    const uncached = await DiskWikiIndex.open(join(directory, 'fixture'), { termCachePostings: 0 });
+    const expected = queries.map((query) => uncached.search(query, { limit: 20 }));
+    uncached.close();
+    for (const termCachePostings of [3, 40, undefined]) {
+      const index = await DiskWikiIndex.open(join(directory, 'fixture'), { termCachePostings });
+      try {
+        // Twice over, so the second round reads kept lists (or, with a tiny budget, lists evicted in between).
+        for (let round = 0; round < 2; round += 1)
+          expect(
+            queries.map((query) => index.search(query, { limit: 20 })),
+            `budget ${termCachePostings}`,
+          ).toEqual(expected);
+      } finally {
+        index.close();
+      }
+    }
+    expect(expected[0]?.[0]?.page_id).toBe('river_otter');
+  });
+
   it('reads a hit passage by its characters: snippets after astral characters (two UTF-16 units each) are whole', async () => {
     const corpus = join(directory, 'astral.jsonl');
     const emoji = '🦦'.repeat(40);
