@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../src/core/project-root.js';
 import type { CorpusSource } from '../src/wiki-search/corpus-sources.js';
+import { DISK_INDEX_FORMAT_VERSION } from '../src/wiki-search/disk/disk-index-layout.js';
 import { sectionPage } from '../src/wiki-search/page-sections.js';
 import type { WikiPage } from '../src/wiki-search/wiki-page.js';
 import { type Figure, round } from './figure.js';
@@ -75,7 +76,8 @@ async function corpusPaths(options: DiskScaleOptions, pageCount: number): Promis
 }
 
 async function builtIndex(options: DiskScaleOptions, pageCount: number, corpora: readonly string[]): Promise<{ directory: string; build: BuildFigures }> {
-  const directory = join(options.cacheDir, 'bench-search', `index-${labelOf(pageCount)}`);
+  // Named by format version: an index of an older format is refused on open, and is rebuilt beside it.
+  const directory = join(options.cacheDir, 'bench-search', `index-${labelOf(pageCount)}-v${DISK_INDEX_FORMAT_VERSION}`);
   const figuresFile = join(directory, 'build.json');
   if (existsSync(join(directory, 'wiki-index.sqlite')) && existsSync(figuresFile)) {
     options.log(`search: reusing the disk index in ${directory}`);

@@ -28,6 +28,7 @@ import {
 } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { encodeSections } from './page-row.js';
+import { encodePageStarts } from './passage-pages.js';
 import { encodePostings } from './posting-codec.js';
 import { bm25Length, termFrequencies, weightedTermsText } from './passage-terms.js';
 import { characterSpan } from './character-span.js';
@@ -207,14 +208,26 @@ class BatchWriter {
     this.passageNumber = (database.prepare('SELECT COALESCE(MAX(number), 0) AS last FROM passage').get() as { last: number }).last;
     this.insertPage = database.prepare('INSERT INTO page (ordinal, id, title, content, sections) VALUES (?, ?, ?, ?, ?)');
     this.insertPassage = database.prepare('INSERT INTO passage (number, page, position, length, text_start, text_chars, terms) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.insertBatch = database.prepare('INSERT INTO batch (first_number, passage_count) VALUES (?, ?)');
+    this.insertBatch = database.prepare('INSERT INTO batch (first_number, passage_count, page_starts) VALUES (?, ?, ?)');
     this.insertSegment = database.prepare('INSERT INTO posting_segment (term, first_number, count, postings) VALUES (?, ?, ?, ?)');
     this.setProgress = database.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${META_KEYS.progress}', ?)`);
     this.writeBatch = database.transaction((batch: readonly StreamedPage[]) => {
       const firstNumber = this.passageNumber + 1;
       this.batchPostings = new Map();
-      for (const streamed of batch) this.writePage(streamed);
-      if (this.passageNumber >= firstNumber) this.insertBatch.run(firstNumber, this.passageNumber - firstNumber + 1);
+      const pageOrdinals: number[] = [];
+      const pageFirstPassages: number[] = [];
+      for (const streamed of batch) {
+        const pageFirstPassage = this.passageNumber + 1;
+        const ordinal = this.writePage(streamed);
+        // Only pages with passages: a passage is then on the last listed page starting at or before it.
+        if (this.passageNumber >= pageFirstPassage) {
+          pageOrdinals.push(ordinal);
+          pageFirstPassages.push(pageFirstPassage);
+        }
+      }
+      if (this.passageNumber >= firstNumber) {
+        this.insertBatch.run(firstNumber, this.passageNumber - firstNumber + 1, encodePageStarts(pageOrdinals, pageFirstPassages));
+      }
       // In key order (batch, then term): the rows are appended to the end of the table.
       for (const term of [...this.batchPostings.keys()].sort()) {
         const { passages, frequencies, lengths } = this.batchPostings.get(term) as { passages: number[]; frequencies: number[]; lengths: number[] };
@@ -230,7 +243,8 @@ class BatchWriter {
     this.writeBatch(batch);
   }
 
-  private writePage({ page }: StreamedPage): void {
+  /** Writes the page and its passages; returns the page's ordinal. */
+  private writePage({ page }: StreamedPage): number {
     const ordinal = this.pageCount;
     const sectioned = sectionPage(page, this.settings);
     try {
@@ -260,5 +274,6 @@ class BatchWriter {
       }
     });
     this.pageCount += 1;
+    return ordinal;
   }
 }

@@ -6,7 +6,8 @@
  *              counts it, where its text is in the page's content (in characters, as SQL's substr counts them, so
  *              a hit's text is read without the page), and its analysed terms (title terms repeated titleWeight
  *              times, then the passage's own, as the in-memory engine indexes them)
- *   batch      each build batch's first passage number and passage count: the first half of a posting segment's key
+ *   batch      each build batch's first passage number and passage count (the first half of a posting segment's
+ *              key) and its pages' first passages (passage-pages.ts: which page a passage is on, without its row)
  *   posting_segment the inverted index: one row per build batch and term, the batch's postings of the term
  *              (passage gaps, frequencies and lengths as varints, posting-codec.ts), keyed by (batch, term) so a batch appends
  *              its rows at the end of the table (keyed by term first, every batch rewrote pages all over it: the
@@ -19,7 +20,7 @@ export const DISK_INDEX_FILE = 'wiki-index.sqlite';
 export const PARTIAL_SUFFIX = '.partial';
 export const DISK_INDEX_FORMAT = 'corral-wiki-disk-index';
 /** Bump when a table or a meta value changes meaning; older files are then refused with a rebuild hint. */
-export const DISK_INDEX_FORMAT_VERSION = 2;
+export const DISK_INDEX_FORMAT_VERSION = 3;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS passage (
   text_chars INTEGER NOT NULL,
   terms TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS batch (first_number INTEGER PRIMARY KEY, passage_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS batch (first_number INTEGER PRIMARY KEY, passage_count INTEGER NOT NULL, page_starts BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS posting_segment (
   term TEXT NOT NULL,
   first_number INTEGER NOT NULL,

@@ -16,7 +16,7 @@ import { type CorpusStatistics, type QueryTerm, scorePassageText } from './bm25-
 import { diskIndexPath } from './disk-index-location.js';
 import { DISK_INDEX_FORMAT, DISK_INDEX_FORMAT_VERSION, META_KEYS, PARTIAL_SUFFIX } from './disk-index-layout.js';
 import { type SqliteDatabase, loadBetterSqlite3 } from './load-better-sqlite3.js';
-import { loadBatchStarts } from './build-batches.js';
+import { type BuildBatches, loadBuildBatches } from './build-batches.js';
 import { PostingCandidates } from './posting-candidates.js';
 import { type PageRow, pageFromRow } from './page-row.js';
 import { POSTINGS_BUDGET, planQuery } from './query-plan.js';
@@ -39,12 +39,11 @@ interface PassageRow {
   readonly number: number;
   readonly page: number;
   readonly length: number;
-  readonly text_start: number;
-  readonly text_chars: number;
   readonly terms: string;
 }
 
 interface HitRow {
+  readonly number: number;
   readonly id: string;
   readonly title: string;
   readonly text: string;
@@ -60,8 +59,8 @@ function invalid(path: string, reason: string, cause?: unknown): CorralError {
 export class DiskWikiIndex {
   private readonly documentFrequencies;
   private readonly passageRows;
-  private readonly passagePlaces;
-  private readonly hitRow;
+  private readonly passagePages;
+  private readonly hitRows;
   private readonly pageById;
   private readonly postingCandidates;
 
@@ -74,20 +73,20 @@ export class DiskWikiIndex {
     /** The corpus files the index was built from (paths, sizes, times), for callers that keep it up to date. */
     readonly sourceIdentity: string,
     private readonly postingsBudget: number,
-    batchStarts: readonly number[],
+    batches: BuildBatches,
     termCachePostings: number | undefined,
   ) {
-    this.postingCandidates = new PostingCandidates(database, batchStarts, statistics, termCachePostings);
+    this.passagePages = batches.passagePages;
+    this.postingCandidates = new PostingCandidates(database, batches.starts, statistics, termCachePostings);
     this.documentFrequencies = database.prepare('SELECT term, df FROM term_df WHERE term IN (SELECT value FROM json_each(?))');
     // The candidates' rows in one statement: a hundred point lookups as one call into SQLite, not a hundred.
-    this.passageRows = database.prepare(
-      'SELECT number, page, length, text_start, text_chars, terms FROM passage WHERE number IN (SELECT value FROM json_each(?))',
+    this.passageRows = database.prepare('SELECT number, page, length, terms FROM passage WHERE number IN (SELECT value FROM json_each(?))');
+    // The hits' pages and passage texts in one statement; substr reads the passage's characters only: a long page's
+    // text never becomes a JavaScript string.
+    this.hitRows = database.prepare(
+      'SELECT passage.number AS number, page.id AS id, page.title AS title, substr(page.content, passage.text_start, passage.text_chars) AS text ' +
+        'FROM passage JOIN page ON page.ordinal = passage.page WHERE passage.number IN (SELECT value FROM json_each(?))',
     );
-    this.passagePlaces = database.prepare(
-      "SELECT number, page, length, text_start, text_chars, '' AS terms FROM passage WHERE number IN (SELECT value FROM json_each(?))",
-    );
-    // substr reads the passage's characters only: a long page's text never becomes a JavaScript string.
-    this.hitRow = database.prepare('SELECT id, title, substr(content, ?, ?) AS text FROM page WHERE ordinal = ?');
     this.pageById = database.prepare('SELECT ordinal, id, title, content, sections FROM page WHERE id = ?');
   }
 
@@ -134,7 +133,7 @@ export class DiskWikiIndex {
       if (!(statistics.passageCount > 0 && statistics.averageLength > 0 && pageCount > 0)) throw invalid(path, 'corpus statistics are missing');
       // Touch the inverted index once, so a damaged one fails here rather than on a model's first search.
       database.prepare('SELECT COUNT(*) FROM (SELECT term FROM posting_segment LIMIT 1)').pluck().get();
-      const batchStarts = loadBatchStarts(database, statistics.passageCount);
+      const batches = loadBuildBatches(database, statistics.passageCount);
       return new DiskWikiIndex(
         database,
         path,
@@ -143,7 +142,7 @@ export class DiskWikiIndex {
         statistics,
         meta.get(META_KEYS.sources) ?? '',
         options.postingsBudget ?? POSTINGS_BUDGET,
-        batchStarts,
+        batches,
         options.termCachePostings,
       );
     } catch (error) {
@@ -166,35 +165,32 @@ export class DiskWikiIndex {
     if (known.length === 0 || limit === 0) return [];
     const plan = planQuery(known, this.postingsBudget);
     const candidateLimit = Math.max(CANDIDATE_PASSAGES, limit * CANDIDATES_PER_RESULT);
-    const best = new Map<number, { score: number; passage: PassageRow }>();
-    const keep = (passage: PassageRow, score: number) => {
-      const current = best.get(passage.page);
-      if (current === undefined || score > current.score) best.set(passage.page, { score, passage });
+    const best = new Map<number, { score: number; passage: number }>();
+    const keep = (page: number, passage: number, score: number) => {
+      const current = best.get(page);
+      if (current === undefined || score > current.score) best.set(page, { score, passage });
     };
     const candidates = this.postingCandidates.best(plan.selective, candidateLimit);
     if (plan.selective.length === known.length) {
-      // Every query term was scored from its postings: the candidates' scores are exact, their terms need no reading,
-      // and candidates come best first, so reading their pages stops once `limit` pages are found and the next
-      // candidate scores lower than the last one read (no later page can then rank above them, ties included).
-      const ordered = [...candidates.entries()];
-      for (let from = 0; from < ordered.length;) {
-        const chunk = ordered.slice(from, from + limit * 2);
-        from += chunk.length;
-        for (const passage of this.passagePlaces.all(JSON.stringify(chunk.map(([number]) => number))) as PassageRow[]) {
-          keep(passage, candidates.get(passage.number) ?? 0);
-        }
-        const next = ordered[from];
-        if (best.size >= limit && (next === undefined || next[1] < (chunk.at(-1)?.[1] ?? 0))) break;
+      // Every query term was scored from its postings: the candidates' scores are exact and come best first, so the
+      // pages are taken in that order until `limit` pages are found and the next candidate scores lower than the
+      // last one taken (no later page can then rank above them, ties included); no passage row is read.
+      let last = Number.POSITIVE_INFINITY;
+      for (const [passage, score] of candidates) {
+        if (best.size >= limit && score < last) break;
+        keep(this.passagePages.pageOf(passage), passage, score);
+        last = score;
       }
     } else {
       for (const passage of this.passageRows.all(JSON.stringify([...candidates.keys()])) as PassageRow[]) {
-        keep(passage, scorePassageText(passage.terms, passage.length, plan.scored, this.statistics));
+        keep(passage.page, passage.number, scorePassageText(passage.terms, passage.length, plan.scored, this.statistics));
       }
     }
     const ranked = [...best.entries()].sort(([leftPage, left], [rightPage, right]) => right.score - left.score || leftPage - rightPage).slice(0, limit);
+    const hits = new Map((this.hitRows.all(JSON.stringify(ranked.map(([, { passage }]) => passage))) as HitRow[]).map((row) => [row.number, row]));
     const snippetOf = snippetMaker(queryTerms);
-    return ranked.map(([ordinal, { score, passage }]) => {
-      const hit = this.hitRow.get(passage.text_start, passage.text_chars, ordinal) as HitRow | undefined;
+    return ranked.map(([, { score, passage }]) => {
+      const hit = hits.get(passage);
       return { page_id: hit?.id ?? '', title: hit?.title ?? '', score: Number(score.toFixed(4)), snippet: hit === undefined ? '' : snippetOf(hit.text) };
     });
   }

@@ -102,4 +102,21 @@ describe('disk wiki index ranking paths', () => {
       message: expect.stringContaining('batches') as string,
     });
   });
+
+  it("an index whose batches list their pages' first passages out of order or cut short is WIKI_ERR_INDEX_FILE_INVALID", async () => {
+    for (const [name, damage] of [
+      ['pages-swapped', 'UPDATE batch SET page_starts = (SELECT page_starts FROM batch ORDER BY first_number DESC LIMIT 1) WHERE first_number = 1'],
+      ['pages-cut', 'UPDATE batch SET page_starts = substr(page_starts, 1, 5) WHERE first_number = 1'],
+    ] as const) {
+      const out = join(directory, name);
+      await buildDiskIndex({ sources: [await corpusSourceFromPath(join(fixtures, 'pages.jsonl'))], outDir: out, batchPages: 2 });
+      const database = new Database(join(out, 'wiki-index.sqlite'));
+      database.prepare(damage).run();
+      database.close();
+      await expect(DiskWikiIndex.open(out), name).rejects.toMatchObject({
+        code: 'WIKI_ERR_INDEX_FILE_INVALID',
+        message: expect.stringContaining('page') as string,
+      });
+    }
+  });
 });
