@@ -115,7 +115,7 @@ export function registerBenchSubcommands(bench: Command): void {
       print(
         figures,
         options.json === true,
-        "search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process. At scale each figure is one child process (build; serve: read-only open, p50/p99 after a warm-up pass, RSS; the in-memory peer); corpora and indexes are cached in corral's cache directory.",
+        "search: medians over the dev questions after one untimed pass; builds and loads are medians of 3; the title-only peer runs in the same process. At scale each figure is one child process (build; serve: read-only open, p50/p99 of 1,000 questions after warming up on 1,000 others, RSS; the in-memory peer, timed the same way, after every disk index has served); corpora and indexes are cached in corral's cache directory.",
       );
     });
 
