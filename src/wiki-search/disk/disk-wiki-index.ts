@@ -1,10 +1,11 @@
 /**
  * The wiki index on disk: the same three operations as WikiIndex (search, viewSections, readSection) over a file
  * written by buildDiskIndex, opened read-only, so any number of processes (serve, workers) share one file through
- * the OS page cache and none loads it into its heap. Search: the rarest
- * query terms pick candidate passages from their postings (query-plan.ts, posting-candidates.ts), every candidate is
- * scored exactly with all terms by the in-memory engine's BM25, a page scores its best passage, and only the hits'
- * titles and passage texts are read, for the results and snippets.
+ * the OS page cache and none loads it into its heap (beyond each page's first passage and a bounded cache of recent
+ * terms' postings). Search: the rarest query terms pick candidate passages from their postings (query-plan.ts,
+ * posting-candidates.ts), every candidate's score is the in-memory engine's BM25 with all terms (rescored from its
+ * row only when a term was left out), a page scores its best passage, and only the hits' titles and passage texts
+ * are read, for the results and snippets.
  */
 import { existsSync } from 'node:fs';
 import { CorralError } from '../../core/errors.js';
@@ -29,7 +30,7 @@ const PAGE_CACHE_KIB = 16 * 1024;
 const DEFAULT_SEARCH_LIMIT = 10;
 
 export interface DiskWikiIndexOptions {
-  /** Postings FTS5 may rank per query (default POSTINGS_BUDGET, see query-plan.ts); larger is slower and closer to exhaustive. */
+  /** Postings scored per query to pick candidates (default POSTINGS_BUDGET, see query-plan.ts); larger is slower and closer to exhaustive. */
   readonly postingsBudget?: number;
   /** Weighted postings kept across queries (default TERM_WEIGHT_CACHE_POSTINGS, ~48 MiB; 0 keeps none), see term-weight-cache.ts. */
   readonly termCachePostings?: number;
