@@ -82,16 +82,22 @@ function readMeta(database: SqliteDatabase, key: string): string | undefined {
   return (database.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
 }
 
-/** Opens the partial file, resuming it when it was started from the same sources and settings; else starts over. */
+/**
+ * Opens the partial file, resuming it when it was started by this format version from the same sources and settings;
+ * else starts over (an older format's tables lack columns this build writes).
+ */
 async function openPartial(path: string, identity: string, settings: IndexSettings, log: (line: string) => void): Promise<SqliteDatabase> {
   const Database = await loadBetterSqlite3();
   if (existsSync(path)) {
     try {
       const database = new Database(path);
-      const same = readMeta(database, META_KEYS.sources) === identity && readMeta(database, META_KEYS.settings) === JSON.stringify(settings);
+      const same =
+        readMeta(database, META_KEYS.formatVersion) === String(DISK_INDEX_FORMAT_VERSION) &&
+        readMeta(database, META_KEYS.sources) === identity &&
+        readMeta(database, META_KEYS.settings) === JSON.stringify(settings);
       if (same) return database;
       database.close();
-      log(`wiki index: ${path} was started from other sources or settings; starting over`);
+      log(`wiki index: ${path} was started by another format version or from other sources or settings; starting over`);
     } catch (error) {
       log(`wiki index: ${path} cannot be resumed (${(error as Error).message}); starting over`);
     }

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusSourceFromPath } from '../../../src/wiki-search/corpus-sources.js';
 import { buildDiskIndex } from '../../../src/wiki-search/disk/disk-index-builder.js';
@@ -73,6 +74,29 @@ describe('disk wiki index build', () => {
     const index = await DiskWikiIndex.open(out);
     try {
       for (const query of queries) expect(index.search(query)).toEqual(disk.search(query));
+    } finally {
+      index.close();
+    }
+  });
+
+  it('starts over, rather than resuming, a build an older format left unfinished', async () => {
+    const out = join(directory, 'older-partial');
+    const sources = [await corpusSourceFromPath(join(fixtures, 'pages.jsonl'))];
+    const stopping = new AbortController();
+    await expect(buildDiskIndex({ sources, outDir: out, batchPages: 2, signal: stopping.signal, onProgress: () => stopping.abort() })).rejects.toMatchObject({
+      code: 'WIKI_ERR_INDEX_INCOMPLETE',
+    });
+    // An older corral's partial file: its batch table has no page starts.
+    const database = new Database(join(out, 'wiki-index.sqlite.partial'));
+    database.exec("UPDATE meta SET value = '2' WHERE key = 'format_version'; ALTER TABLE batch DROP COLUMN page_starts;");
+    database.close();
+    const lines: string[] = [];
+    const rebuilt = await buildDiskIndex({ sources, outDir: out, batchPages: 2, log: (line) => lines.push(line) });
+    expect(rebuilt.resumedFromPages).toBe(0);
+    expect(lines.join('\n')).toMatch(/starting over/);
+    const index = await DiskWikiIndex.open(out);
+    try {
+      expect(index.search('What do otters eat?')[0]?.page_id).toBe('river_otter');
     } finally {
       index.close();
     }
