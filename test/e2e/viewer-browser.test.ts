@@ -141,17 +141,22 @@ describe.runIf(haveChromium)('run viewer in headless Chromium', () => {
     const path = await shoot('rollout');
     copyFileSync(path, join(ROOT, 'docs', 'images', 'viewer-rollout.png'));
 
+    // Neighbouring lines often share an example id (rollouts #2 and #3 of one example), so wait for id and index
+    // together: waiting for the id alone passed before the page had moved.
+    const titleShows = async (expected: { example_id: string; rollout_index: number }) =>
+      page.waitForFunction(
+        ({ id, index }) => {
+          const title = (globalThis as unknown as PageGlobals).document.querySelector('[data-testid=rollout-title]')?.textContent ?? '';
+          return title.includes(id) && title.includes(`#${index}`);
+        },
+        { id: expected.example_id, index: expected.rollout_index },
+      );
     await page.keyboard.press('j');
-    await page.waitForFunction(
-      (id) => (globalThis as unknown as PageGlobals).document.querySelector('[data-testid=rollout-title]')?.textContent?.includes(id),
-      big[line + 1]!.example_id,
-    );
-    expect(await text('[data-testid=rollout-title]')).toContain(`#${big[line + 1]!.rollout_index}`);
+    await titleShows(big[line + 1]!);
+    expect(await text('[data-testid=rollout-title]')).toContain(`${big[line + 1]!.example_id} #${big[line + 1]!.rollout_index}`);
     await page.keyboard.press('k');
-    await page.waitForFunction(
-      (index) => (globalThis as unknown as PageGlobals).document.querySelector('[data-testid=rollout-title]')?.textContent?.includes(`#${index}`),
-      record.rollout_index,
-    );
+    await titleShows(record);
+    expect(await text('[data-testid=rollout-title]')).toContain(`${record.example_id} #${record.rollout_index}`);
 
     const errored = big.findIndex((candidate) => candidate.error !== null);
     await page.goto(`${base}/#/rollout/${encodeURIComponent(BIG)}/${errored}`);
