@@ -1,13 +1,15 @@
 /**
  * Load a `pages.jsonl` corpus: one JSON object a line with `id`, `title` and markdown `content` (the
  * layout of the willcb/rare-wiki-pages corpus and of every folder under `wiki/` in the data
- * directory). Extra fields are ignored. Lines are streamed so a large corpus never has to fit in one
- * string. Every failure names the file and the 1-based line.
+ * directory), or a Wikipedia export's `text` instead of `content` (WikiExtractor's `--json` output and
+ * the Hugging Face `wikimedia/wikipedia` rows: `{id, url, title, text}`, plain text, a paragraph a
+ * line). Extra fields are ignored; a numeric id is used as its decimal string. Lines are streamed (from
+ * gzip too, jsonl-lines.ts) so a large corpus never has to fit in one string. Every failure names the
+ * file and the 1-based line.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { CorralError } from '../core/errors.js';
+import { jsonlLines } from './jsonl-lines.js';
 import type { WikiPage } from './wiki-page.js';
 
 function invalidLine(path: string, lineNumber: number, reason: string, cause?: unknown): CorralError {
@@ -31,11 +33,25 @@ export function parsePageLine(path: string, lineNumber: number, line: string): W
     throw invalidLine(path, lineNumber, `not valid JSON (${(error as Error).message})`, error);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw invalidLine(path, lineNumber, 'expected a JSON object');
-  const { id, title, content } = record as Record<string, unknown>;
-  if (typeof id !== 'string' || id.trim() === '') throw invalidLine(path, lineNumber, 'field "id" must be a non-empty string');
+  const { id: rawId, title, content, text } = record as Record<string, unknown>;
+  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
+  if (typeof id !== 'string' || id.trim() === '') throw invalidLine(path, lineNumber, 'field "id" must be a non-empty string or an integer');
   if (typeof title !== 'string') throw invalidLine(path, lineNumber, 'field "title" must be a string');
-  if (typeof content !== 'string') throw invalidLine(path, lineNumber, 'field "content" must be a string');
-  return { id, title, content };
+  if (typeof content === 'string') return { id, title, content };
+  if (content === undefined && typeof text === 'string') return { id, title, content: paragraphsOfPlainText(text) };
+  throw invalidLine(path, lineNumber, 'field "content" (markdown) or "text" (plain, a paragraph a line) must be a string');
+}
+
+/**
+ * A Wikipedia export's plain text as markdown paragraphs. WikiExtractor puts one paragraph on each line, with no
+ * blank line between; markdown (and the sectioner) needs a blank line, or the whole article would be one passage.
+ */
+export function paragraphsOfPlainText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('\n\n');
 }
 
 /** Read every page of a `pages.jsonl` file. Blank lines are skipped; a repeated id is an error. */
@@ -43,10 +59,7 @@ export async function loadPagesJsonl(path: string): Promise<WikiPage[]> {
   await assertFileExists(path);
   const pages: WikiPage[] = [];
   const lineOfId = new Map<string, number>();
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let lineNumber = 0;
-  for await (const line of lines) {
-    lineNumber += 1;
+  for await (const { line, lineNumber } of jsonlLines(path)) {
     if (line.trim() === '') continue;
     const page = parsePageLine(path, lineNumber, line);
     const earlier = lineOfId.get(page.id);

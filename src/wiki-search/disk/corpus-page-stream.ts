@@ -3,12 +3,11 @@
  * page carries where it came from (source, 1-based line or file number) so a build can record how far it got and a
  * resumed build can skip that far without parsing. Byte counts drive the progress bar.
  */
-import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { CorralError } from '../../core/errors.js';
 import type { CorpusSource } from '../corpus-sources.js';
 import { assertFileExists, parsePageLine } from '../jsonl-corpus-loader.js';
+import { jsonlLines } from '../jsonl-lines.js';
 import { listMarkdownFiles, markdownFilePage, pageIdForMarkdownFile } from '../markdown-folder-loader.js';
 import type { WikiPage } from '../wiki-page.js';
 import type { BuildProgress } from './disk-index-layout.js';
@@ -59,14 +58,9 @@ function withPrefix(page: WikiPage, source: CorpusSource): WikiPage {
 
 async function* jsonlPages(source: CorpusSource, sourceIndex: number, skipItems: number): AsyncGenerator<StreamedPage> {
   await assertFileExists(source.path);
-  const lines = createInterface({ input: createReadStream(source.path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let lineNumber = 0;
-  let bytesDone = 0;
-  for await (const line of lines) {
-    lineNumber += 1;
-    bytesDone += Buffer.byteLength(line) + 1;
+  for await (const { line, lineNumber, bytesRead } of jsonlLines(source.path)) {
     if (lineNumber <= skipItems || line.trim() === '') continue;
-    yield { page: withPrefix(parsePageLine(source.path, lineNumber, line), source), sourceIndex, itemNumber: lineNumber, bytesDone };
+    yield { page: withPrefix(parsePageLine(source.path, lineNumber, line), source), sourceIndex, itemNumber: lineNumber, bytesDone: bytesRead };
   }
 }
 

@@ -34,7 +34,7 @@ describe('wiki corpus loaders', () => {
   it('rejects a record without content, and a repeated id with both line numbers', async () => {
     const missing = await errorOf(loadPagesJsonl(resolve(fixtures, 'missing-content.jsonl')));
     expect(missing.code).toBe('WIKI_ERR_CORPUS_INVALID');
-    expect(missing.message).toMatch(/:1: field "content" must be a string/);
+    expect(missing.message).toMatch(/:1: field "content" \(markdown\) or "text" \(plain, a paragraph a line\) must be a string/);
     const duplicate = await errorOf(loadPagesJsonl(resolve(fixtures, 'duplicate.jsonl')));
     expect(duplicate.code).toBe('WIKI_ERR_DUPLICATE_PAGE_ID');
     expect(duplicate.message).toMatch(/:3: page id "volcano" already used on line 1/);
