@@ -6,6 +6,12 @@ import type { WikiLookup } from './wiki-lookup.js';
 export const SEARCH_RESULT_LIMIT = 10;
 /** The most pages one call may ask for: enough to browse, small enough to keep a tool result readable. */
 export const MAX_SEARCH_RESULT_LIMIT = 50;
+/**
+ * The longest query: a search costs CPU with every distinct word (in memory, a 20,000-character query of question
+ * words held a 5,000-page index's process for 0.7 s), and one call must not stall the other sessions of a server.
+ * A model's queries are names and phrases, far shorter; like Lucene's clause limit, a longer one is refused.
+ */
+export const MAX_SEARCH_QUERY_CHARACTERS = 1_000;
 
 export function searchPagesTool(index: WikiLookup): ToolDefinition {
   return defineTool({
@@ -17,7 +23,7 @@ export function searchPagesTool(index: WikiLookup): ToolDefinition {
       'Next, call view_sections with a page_id to see the page outline, then read_section to read it.',
     ].join(' '),
     inputSchema: z.object({
-      query: z.string().min(1).describe('Words to search for.'),
+      query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARACTERS).describe(`Words to search for (at most ${MAX_SEARCH_QUERY_CHARACTERS} characters).`),
       limit: z.number().int().min(1).max(MAX_SEARCH_RESULT_LIMIT).optional().describe(`Most pages to return (default ${SEARCH_RESULT_LIMIT}, at most ${MAX_SEARCH_RESULT_LIMIT}).`),
     }),
     outputSchema: z.object({

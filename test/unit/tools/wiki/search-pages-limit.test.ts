@@ -1,7 +1,7 @@
 /** search_pages honours the `limit` argument a caller passes, within its documented bounds. */
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../../../src/tools/invoke-tool.js';
-import { MAX_SEARCH_RESULT_LIMIT, searchPagesTool } from '../../../../src/tools/wiki/search-pages-tool.js';
+import { MAX_SEARCH_QUERY_CHARACTERS, MAX_SEARCH_RESULT_LIMIT, searchPagesTool } from '../../../../src/tools/wiki/search-pages-tool.js';
 import { smallWikiIndex } from '../../../../src/testing/small-wiki-index.js';
 
 const tool = searchPagesTool(smallWikiIndex());
@@ -24,5 +24,16 @@ describe('search_pages limit', () => {
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result)).toContain('limit');
     }
+  });
+
+  it('refuses a query longer than MAX_SEARCH_QUERY_CHARACTERS as invalid arguments, and serves one at the limit', async () => {
+    const atLimit = `river ${'x'.repeat(MAX_SEARCH_QUERY_CHARACTERS - 6)}`;
+    const served = await search({ query: atLimit });
+    expect(served.isError).toBeFalsy();
+    expect(pageIds(served)).toContain('nile');
+    const refused = await search({ query: `${atLimit}y` });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused)).toContain('query');
+    expect(JSON.stringify(refused)).toContain(String(MAX_SEARCH_QUERY_CHARACTERS));
   });
 });
