@@ -80,8 +80,9 @@ async function openCachedDiskIndex(sources: readonly CorpusSource[], cacheRoot: 
     });
     if (cached !== null && cached.sourceIdentity === identity) return cached;
     cached?.close();
-    log(`wiki: building a disk index of ${sources.length} corpus file(s) in ${directory} (large corpus; resumable)`);
-    await buildDiskIndex({ sources, outDir: directory, log });
+    // Another process may be building this very index: buildDiskIndex waits for it, then reuses what it built.
+    log(`wiki: large corpus; its disk index in ${directory} is missing or stale: building it (or waiting for the process building it)`);
+    await buildDiskIndex({ sources, outDir: directory, log, reuseFinished: true });
     return await DiskWikiIndex.open(directory);
   } catch (error) {
     if (!CorralError.hasCode(error, 'WIKI_ERR_SQLITE_UNAVAILABLE')) throw error;

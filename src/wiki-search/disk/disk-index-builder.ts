@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorralError } from '../../core/errors.js';
+import { withFileLock } from '../../core/file-lock.js';
 import { ANALYSER_VERSION, termsOf } from '../../text/terms.js';
 import type { CorpusSource } from '../corpus-sources.js';
 import { DEFAULT_PARAGRAPHS_PER_GROUP, sectionPage } from '../page-sections.js';
@@ -52,6 +53,11 @@ export interface DiskIndexBuildOptions {
    */
   readonly batchPages?: number;
   /** Called after every batch and once before finishing. */
+  /**
+   * Returns a finished index in `outDir` built from the same sources and settings by this format instead of building
+   * again (the cache's use: whoever waited for another process's build then opens that one).
+   */
+  readonly reuseFinished?: boolean;
   readonly onProgress?: (progress: DiskIndexBuildProgress) => void;
   /** Stops the build after the current batch is committed; the next build with the same options resumes it. */
   readonly signal?: AbortSignal;
@@ -64,10 +70,18 @@ export interface DiskIndexBuildResult {
   readonly passageCount: number;
   /** Pages already in the index when this run started (0 for a fresh build). */
   readonly resumedFromPages: number;
+  /** True when a finished index was reused (reuseFinished) and nothing was built. */
+  readonly reused: boolean;
   readonly durationMs: number;
 }
 
 const DEFAULT_BATCH_PAGES = 50_000;
+/**
+ * The build lock's holder refreshes it from a timer, which cannot run while a batch is written (one synchronous
+ * transaction: seconds at 50,000 pages), so the lock counts as stale only after two minutes without a refresh;
+ * a build that crashed holds up a waiting one that long.
+ */
+const BUILD_LOCK_STALE_MS = 120_000;
 const PAGE_CACHE_KIB = 64 * 1024;
 
 function settingsOf(options: DiskIndexBuildOptions): IndexSettings {
@@ -118,14 +132,52 @@ async function openPartial(path: string, identity: string, settings: IndexSettin
   return database;
 }
 
+/** The finished index at `path` when this format built it from the same sources and settings; else undefined. */
+async function finishedIndex(path: string, identity: string, settings: IndexSettings): Promise<{ pageCount: number; passageCount: number } | undefined> {
+  if (!existsSync(path)) return undefined;
+  const Database = await loadBetterSqlite3();
+  try {
+    const database = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      const same =
+        readMeta(database, META_KEYS.formatVersion) === String(DISK_INDEX_FORMAT_VERSION) &&
+        readMeta(database, META_KEYS.state) === 'complete' &&
+        readMeta(database, META_KEYS.sources) === identity &&
+        readMeta(database, META_KEYS.settings) === JSON.stringify(settings);
+      return same
+        ? { pageCount: Number(readMeta(database, META_KEYS.pageCount)), passageCount: Number(readMeta(database, META_KEYS.passageCount)) }
+        : undefined;
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined; // damaged or not an index: built again
+  }
+}
+
+/**
+ * Builds (or resumes) the index of `options.sources` in `options.outDir`. One build at a time per directory: a lock
+ * beside the file (core/file-lock.ts, a directory on disk, so processes share it) makes a second build of the same
+ * directory wait; two writers on one partial file would interleave their batches.
+ */
 export async function buildDiskIndex(options: DiskIndexBuildOptions): Promise<DiskIndexBuildResult> {
-  const startedAt = performance.now();
   const log = options.log ?? (() => undefined);
-  const settings = settingsOf(options);
   mkdirSync(options.outDir, { recursive: true });
+  const lockPath = join(options.outDir, `${DISK_INDEX_FILE}.lock`);
+  return withFileLock(lockPath, 'wiki index build', () => buildLocked(options, log), log, { staleMs: BUILD_LOCK_STALE_MS });
+}
+
+async function buildLocked(options: DiskIndexBuildOptions, log: (line: string) => void): Promise<DiskIndexBuildResult> {
+  const startedAt = performance.now();
+  const settings = settingsOf(options);
   const finalPath = join(options.outDir, DISK_INDEX_FILE);
   const partialPath = `${finalPath}${PARTIAL_SUFFIX}`;
-  const database = await openPartial(partialPath, await sourceIdentity(options.sources), settings, log);
+  const identity = await sourceIdentity(options.sources);
+  const finished = options.reuseFinished ? await finishedIndex(finalPath, identity, settings) : undefined;
+  if (finished !== undefined)
+    return { path: finalPath, ...finished, resumedFromPages: finished.pageCount, reused: true, durationMs: performance.now() - startedAt };
+  log(`wiki index: building ${finalPath} from ${options.sources.length} corpus source(s)`);
+  const database = await openPartial(partialPath, identity, settings, log);
   try {
     database.pragma('synchronous = NORMAL');
     database.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
@@ -165,7 +217,7 @@ export async function buildDiskIndex(options: DiskIndexBuildOptions): Promise<Di
     const passageCount = finish(database);
     database.close();
     renameSync(partialPath, finalPath);
-    return { path: finalPath, pageCount: writer.pageCount, passageCount, resumedFromPages, durationMs: performance.now() - startedAt };
+    return { path: finalPath, pageCount: writer.pageCount, passageCount, resumedFromPages, reused: false, durationMs: performance.now() - startedAt };
   } finally {
     if (database.open) database.close();
   }

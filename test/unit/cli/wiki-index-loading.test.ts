@@ -1,5 +1,5 @@
-/** Which wiki backend a process opens: a prebuilt disk index by path, large corpora on disk in the cache, small ones in memory. */
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+/** Which wiki backend a process opens: a prebuilt disk index by path, large corpora on disk in the cache (built once), small ones in memory. */
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('loadWikiIndex backend choice', () => {
     const first = await loadWikiIndex(options);
     expect(first).toBeInstanceOf(DiskWikiIndex);
     (first as DiskWikiIndex).close();
-    const builds = () => lines.filter((line) => line.includes('building a disk index')).length;
+    const builds = () => lines.filter((line) => line.startsWith('wiki index: building')).length;
     expect(builds()).toBe(1);
     const second = await loadWikiIndex(options);
     expect(builds()).toBe(1);
@@ -54,5 +54,31 @@ describe('loadWikiIndex backend choice', () => {
     expect(third?.pageCount).toBe(6);
     expect(await third?.viewSections('added_page')).not.toBeNull();
     (third as DiskWikiIndex).close();
+  });
+
+  it('two openings of one large corpus at once build its disk index once: the second waits for the lock (a directory on disk, shared by processes), then opens it', async () => {
+    const corpus = join(directory, 'shared-large.jsonl');
+    const pages = Array.from({ length: 3_000 }, (_, index) => ({
+      id: `page_${index}`,
+      title: `Page ${index}`,
+      content: `# Page ${index}\n\nParagraph ${index} about rivers, otters and lighthouse number ${index * 7}.\n\nA second paragraph.`,
+    }));
+    writeFileSync(corpus, `${pages.map((page) => JSON.stringify(page)).join('\n')}\n`);
+    const lines: string[] = [];
+    const options = { corpusPaths: [corpus], cacheDir: join(directory, 'cache-shared'), diskThresholdBytes: 1, log: (line: string) => lines.push(line) };
+    const [first, second] = await Promise.all([loadWikiIndex(options), loadWikiIndex(options)]);
+    try {
+      expect(first).toBeInstanceOf(DiskWikiIndex);
+      expect(second).toBeInstanceOf(DiskWikiIndex);
+      expect(first?.pageCount).toBe(3_000);
+      expect(second?.pageCount).toBe(3_000);
+      expect(lines.filter((line) => line.startsWith('wiki index: building'))).toHaveLength(1);
+      expect(lines.some((line) => line.startsWith('waiting for another wiki index build'))).toBe(true);
+      expect(await second?.search('lighthouse number 20993', { limit: 1 })).toEqual(await first?.search('lighthouse number 20993', { limit: 1 }));
+      expect((await first?.search('lighthouse number 20993', { limit: 1 }))?.[0]?.page_id).toBe('page_2999');
+    } finally {
+      (first as DiskWikiIndex | undefined)?.close();
+      (second as DiskWikiIndex | undefined)?.close();
+    }
   });
 });
