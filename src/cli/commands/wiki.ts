@@ -19,7 +19,9 @@ export function registerWikiCommand(program: Command): void {
   const wiki = program.command('wiki').description('wiki search corpora: build the disk index that serves millions of pages');
   wiki
     .command('index <corpus...>')
-    .description('index pages.jsonl files or folders of .md into a disk index directory (resumable: run again after an interruption)')
+    .description(
+      'index pages.jsonl files (Wikipedia exports {id, title, text} too, plain or .gz) or folders of .md into a disk index directory (resumable: run again after an interruption)',
+    )
     .requiredOption('--out <dir>', 'directory for the index (wiki-index.sqlite); pass it to --corpus of serve, mcp, eval or worker')
     .option('--batch-pages <n>', 'pages per transaction: the memory held and the work an interruption loses (default 50000)')
     .option('--no-progress', 'no progress bar or progress lines')
