@@ -23,13 +23,18 @@ export function percentile(samples: readonly number[], p: number): number {
 
 export const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
+/** A ratio for the table: one decimal from 1 up; two significant digits below 1, where one decimal printed x0.02 as x0. */
+export function ratioText(ratio: number): string {
+  return `x${ratio >= 1 || ratio === 0 || !Number.isFinite(ratio) ? round(ratio, 1) : Number(ratio.toPrecision(2))}`;
+}
+
 /** Renders figures as an aligned text table for humans. */
 export function formatFigures(figures: readonly Figure[]): string {
   const rows = figures.map((figure) => [
     figure.name,
     figure.error ? `failed: ${figure.error}` : `${round(figure.value)} ${figure.unit}`,
     figure.peer ? `${figure.peer}: ${round(figure.peerValue ?? Number.NaN)} ${figure.unit}` : '',
-    figure.ratio === undefined ? '' : `x${round(figure.ratio, 1)}`,
+    figure.ratio === undefined ? '' : ratioText(figure.ratio),
     figure.target ?? '',
   ]);
   const header = ['figure', 'value', 'peer (same run)', 'ratio', 'target'];
