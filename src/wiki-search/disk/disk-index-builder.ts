@@ -52,12 +52,12 @@ export interface DiskIndexBuildOptions {
    * posting segment per term (fewer, larger batches mean fewer segments for a query to read).
    */
   readonly batchPages?: number;
-  /** Called after every batch and once before finishing. */
   /**
    * Returns a finished index in `outDir` built from the same sources and settings by this format instead of building
    * again (the cache's use: whoever waited for another process's build then opens that one).
    */
   readonly reuseFinished?: boolean;
+  /** Called after every batch and once before finishing. */
   readonly onProgress?: (progress: DiskIndexBuildProgress) => void;
   /** Stops the build after the current batch is committed; the next build with the same options resumes it. */
   readonly signal?: AbortSignal;
