@@ -50,7 +50,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--out <dir>', 'output directory (default runs/<env>--<model>/<run-id>)')
     .option('--resume <dir>', 'finish an interrupted run in this directory, with the settings stored in its metadata.json')
     .option('--seed <s>', 'sampling seed (rollout i gets seed + i)')
-    .option('--corpus <path>', 'wiki corpus (pages.jsonl or a folder of .md); repeatable', collect)
+    .option('--corpus <path>', 'wiki corpus (pages.jsonl, .jsonl.gz, a folder of .md, or a disk index dir from `corral wiki index`); repeatable', collect)
     .option('--questions <path>', 'questions JSONL for wiki-search')
     .option('--dataset <path>', 'dataset file for python-code (HumanEval.jsonl, mbpp.jsonl, sanitized-mbpp.json)')
     .option('--tasks <dir>', 'terminal: a Harbor / Terminal-Bench v1 task folder, or a folder of them')

@@ -35,7 +35,7 @@ export function registerMcpCommand(program: Command): void {
     .option('--cache-dir <dir>', 'corral’s cache folder, where installed environment packages are (CORRAL_CACHE_DIR)')
     .option('--env-load-timeout-ms <ms>', 'a module that takes longer to import fails with ENV_ERR_LOAD_TIMEOUT (default 60000)')
     .option('--backend <backend>', 'sandbox backend for python/shell/files: docker | process | auto (CORRAL_BACKEND)')
-    .option('--corpus <path...>', 'wiki corpora (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
+    .option('--corpus <path...>', 'wiki corpora, or one disk index dir from `corral wiki index` (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
     .action(async (environmentName: string, flags: McpFlags) => {
       // Any stray console.log (ours or a dependency's) would corrupt the JSON-RPC stream.

@@ -73,7 +73,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--env-args <json>', "environment arguments as a JSON object (default: the run's)")
     .option(
       '--corpus <path>',
-      "--tools live: wiki corpus (pages.jsonl or a folder of .md; default: the run's); repeatable",
+      "--tools live: wiki corpus (pages.jsonl, a folder of .md or a disk index dir; default: the run's); repeatable",
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--backend <name>', 'sandbox backend for --tools live: auto | docker | process')

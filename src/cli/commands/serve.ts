@@ -53,7 +53,10 @@ export function registerServeCommand(program: Command): void {
     .option('--port <port>', 'port (default 7777; CORRAL_PORT)')
     .option('--token <token>', 'require Authorization: Bearer <token> (CORRAL_TOKEN)')
     .option('--backend <backend>', 'sandbox backend for python/shell/files: docker | process | auto (CORRAL_BACKEND)')
-    .option('--corpus <path...>', 'wiki corpora: pages.jsonl files or folders of .md (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)')
+    .option(
+      '--corpus <path...>',
+      'wiki corpora: pages.jsonl (.gz) files, folders of .md, or one disk index dir from `corral wiki index` (default: wiki/*/pages.jsonl under CORRAL_DATA_DIR)',
+    )
     .option('--data-dir <dir>', 'evaluation data directory (CORRAL_DATA_DIR)')
     .option('--idle-ttl-ms <ms>', 'release sandboxes of sessions idle this long (CORRAL_IDLE_TTL_MS)')
     .option('--max-sandboxes <n>', 'most sandboxes alive at once per spec (default 256; CORRAL_MAX_SANDBOXES)')
